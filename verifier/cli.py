@@ -1,0 +1,189 @@
+"""The `rulebook` command: subcommands, exit codes, --json everywhere.
+
+Exit codes: 0 success; 1 a user-facing error (a bad spec, option, state or
+move, or a game whose rules break while playing); 2 a usage error (bad
+command line); 3 an internal error of rulebook itself (a bug: please report).
+No Python traceback reaches a user unless --debug is given.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+
+from .diagnostics import Sources, SpecError, has_errors, render
+from .engine.lib import RuleError
+
+EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as `error: message` and exit 1."""
+
+
+def _option_pairs(values: list[str] | None) -> dict:
+    out = {}
+    for item in values or []:
+        if "=" not in item:
+            raise UserError(f"--option expects NAME=VALUE, got {item!r}")
+        name, value = item.split("=", 1)
+        out[name.strip()] = value.strip()
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="rulebook",
+        description="Write a tabletop game's rules as a spec, check them, compile them to an engine, "
+                    "and play them.",
+        epilog="Start with `rulebook check spec/examples/tictactoe.rules`, then "
+               "`rulebook play spec/examples/tictactoe.rules --seed 7`. Exit codes: 0 ok, 1 a problem "
+               "in your spec/input, 2 bad command line, 3 internal error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks for internal errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser("check", help="parse and type-check specs, run their examples",
+                       description="Parse and type-check each SPEC, reporting every error with "
+                                   "file:line:col and a caret, then compile it and run the spec's "
+                                   "`example` blocks. Exit 1 if any spec has an error.")
+    c.add_argument("specs", nargs="+", metavar="SPEC", help="a .rules file")
+    c.add_argument("--json", action="store_true", help="print diagnostics as JSON")
+    c.add_argument("--werror", action="store_true", help="treat warnings as errors")
+
+    k = sub.add_parser("compile", help="print the generated Python engine for a spec",
+                       description="Compile SPEC into the Python source of its engine. The output is "
+                                   "plain, readable Python: the same code `play` and OpenSpiel run.")
+    k.add_argument("spec", metavar="SPEC")
+    k.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+
+    y = sub.add_parser("play", help="play random (or replayed) games and report them",
+                       description="Play games with uniformly random moves. One game prints a log of "
+                                   "every chance outcome and move, then the final scores; several games "
+                                   "(--games G) print a summary: games per second, mean length, score "
+                                   "distribution and win rate per seat.",
+                       epilog="Example: rulebook play spec/examples/tictactoe.rules --seed 7\n"
+                              "         rulebook play SPEC --players 3 --games 500 --option NAME=VALUE",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    y.add_argument("spec", metavar="SPEC")
+    y.add_argument("--players", type=int, metavar="N", help="number of players (default: the spec's minimum)")
+    y.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0); same seed, same game")
+    y.add_argument("--games", type=int, default=1, metavar="G", help="number of games (default 1)")
+    y.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a spec option (repeatable)")
+    y.add_argument("--replay", metavar="TRACE.json", help="replay a saved game (its history) instead of random play")
+    y.add_argument("--max-moves", type=int, default=100_000, metavar="M",
+                   help="stop a game that has not ended after M decisions (default 100000)")
+    y.add_argument("--json", action="store_true", help="print the result as JSON")
+    y.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def cmd_check(args, sources: Sources) -> int:
+    from .frontend import check_text, read_source
+    from .engine.runtime import Engine
+    from .engine.examples import run_examples
+    results, failed = [], False
+    for path in args.specs:
+        try:
+            text = read_source(path, sources)
+        except SpecError as exc:
+            diags = exc.diagnostics
+        else:
+            program, diags = check_text(text, path)
+            if program is not None and not has_errors(diags):
+                diags = diags + run_examples(Engine(program))
+        bad = has_errors(diags) or (args.werror and bool(diags))
+        failed |= bad
+        results.append({"spec": path, "ok": not bad, "diagnostics": [d.to_json() for d in diags]})
+        if not args.json:
+            for d in diags:
+                print(render(d, sources), file=sys.stderr)
+            if not bad:
+                n_warn = len(diags)
+                print(f"{path}: ok" + (f" ({n_warn} warning{'s' if n_warn != 1 else ''})" if n_warn else ""))
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return EXIT_USER if failed else EXIT_OK
+
+
+def cmd_compile(args, sources: Sources) -> int:
+    from .frontend import load_program
+    from .engine.runtime import Engine
+    program, _ = load_program(args.spec, sources)
+    source = Engine(program).source
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(source)
+        except OSError as exc:
+            raise UserError(f"cannot write {args.output}: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(source)
+    return EXIT_OK
+
+
+def cmd_play(args, sources: Sources) -> int:
+    from .frontend import load_program
+    from .engine.runtime import Engine, Game
+    from .engine import play
+    if args.games < 1:
+        raise UserError("--games must be at least 1")
+    program, _ = load_program(args.spec, sources)
+    game = Game(Engine(program), args.players, _option_pairs(args.option))
+    if args.replay:
+        try:
+            with open(args.replay, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise UserError(f"cannot read {args.replay}: {exc.strerror or exc}")
+        report = play.replay(game, text, args.replay)
+        print(json.dumps(report, indent=2) if args.json else play.format_game(report))
+        return EXIT_OK
+    if args.games == 1:
+        report = play.play_one(game, args.seed, args.max_moves, log=True)
+        print(json.dumps(report, indent=2) if args.json else play.format_game(report))
+        return EXIT_OK
+    summary = play.play_many(game, args.games, args.seed, args.max_moves,
+                             progress=not args.no_progress and not args.json)
+    print(json.dumps(summary, indent=2) if args.json else play.format_summary(summary))
+    return EXIT_OK
+
+
+COMMANDS = {"check": cmd_check, "compile": cmd_compile, "play": cmd_play}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    sources = Sources()
+    try:
+        return COMMANDS[args.command](args, sources)
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            print(render(d, sources), file=sys.stderr)
+        return EXIT_USER
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USER
+    except RuleError as exc:
+        print(f"error: the rules broke while playing: {exc}", file=sys.stderr)
+        return EXIT_USER
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # a bug in rulebook: say so plainly
+        if args.debug:
+            traceback.print_exc()
+        print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details; please report)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,898 @@
+"""Checked Program -> Python source of an engine module.
+
+The flow is cut into *segments* that end at decision points (a player's
+choice, a simultaneous secret choice, a chance draw) — the PlusCal model: one
+move runs the code from one decision point to the next.  Every identifier of
+the spec reaches the output only behind a fixed prefix (`V_`, `L_`, `D_`, ...)
+after the type checker has validated it, and every string or number only
+through `repr`, so a spec cannot smuggle code into the module.
+"""
+from __future__ import annotations
+
+import re
+
+from ..frontend.builtins import PY_BUILTINS
+from ..frontend.typecheck import Program, walk
+from ..ir import nodes as N
+from ..ir.types import (ArrayT, BoolT, CatalogueT, EnumT, GridT, IntT, PlayerT, SeqT, SetT, StrT, Type, int_bounds,
+                        is_int_like)
+
+CMP_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+INT_OPS = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
+SET_OPS = {"+": "({0}) | ({1})", "-": "({0}) & ~({1})"}
+HALT = -1
+
+
+def _lo(t: Type) -> int:
+    return t.lo if isinstance(t, IntT) else 0
+
+
+class Emitter:
+    """Collects indented lines."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def __call__(self, indent: int, text: str) -> None:
+        self.lines.append("    " * indent + text)
+
+
+class Segment:
+    def __init__(self, index: int):
+        self.index = index
+        self.out = Emitter()
+        self.closed = False
+
+
+class CodeGen:
+    def __init__(self, program: Program):
+        self.p = program
+        self.segments: list[Segment] = []
+        self.decision_cont: dict[int, int] = {}
+        self.locals_stack: list[set] = [set()]
+        self.flow_var_names = set(program.flow_locals)
+        self.loop_snapshots: list[str] = []
+        self.where_cache: dict = {}
+
+    # ----------------------------------------------------------------- names
+    def where(self, node) -> str:
+        s = node.span
+        return repr(f"{s.path}:{s.line}:{s.col}")
+
+    def T(self, e) -> Type:
+        return self.p.type_of(e)
+
+    def is_python_local(self, name: str) -> bool:
+        return any(name in scope for scope in self.locals_stack)
+
+    def name_ref(self, name: str) -> str:
+        if self.is_python_local(name):
+            return f"v_{name}"
+        if name == "num_players":
+            return "s.n"
+        if name == "players":
+            return "list(range(s.n))"
+        sym = self.p.symbols.get(name)
+        if name in self.flow_var_names and (sym is None or sym.kind == "local"):
+            return f"s.L_{name}"
+        if sym is None:
+            raise KeyError(f"codegen: unresolved name {name}")
+        kind = sym.kind
+        if kind == "var":
+            return f"s.V_{name}"
+        if kind == "option":
+            return f"s.O_{name}"
+        if kind == "const":
+            return f"C_{name}"
+        if kind == "enum_item":
+            return repr(sym.type.items.index(name))
+        raise KeyError(f"codegen: cannot reference {kind} {name}")
+
+    # ----------------------------------------------------------------- iteration
+    def iter_code(self, e) -> str:
+        """Python iterable over the items of a collection expression."""
+        t = self.T(e)
+        code = self.expr(e)
+        if isinstance(t, SetT):
+            return f"L.bits({code}, {_lo(t.elem)})"
+        return code
+
+    def domain_values(self, t: Type) -> str:
+        if isinstance(t, PlayerT):
+            return "range(s.n)"
+        if isinstance(t, BoolT):
+            return "(False, True)"
+        return f"DOM_{_lo(t)}_{t.size(self.p.max_players)}".replace("-", "m")
+
+    def domain_tables(self) -> list[str]:
+        """Every fixed domain the module iterates, built once at import."""
+        return sorted(set(re.findall(r"DOM_m?\d+_\d+", "\n".join(self.all_lines))))
+
+    # ----------------------------------------------------------------- expressions
+    def expr(self, e) -> str:
+        method = getattr(self, "x_" + type(e).__name__, None)
+        if method is None:
+            raise NotImplementedError(f"engine has no code for expression {type(e).__name__}")
+        return method(e)
+
+    def x_IntLit(self, e):
+        return repr(int(e.value))
+
+    def x_BoolLit(self, e):
+        return "True" if e.value else "False"
+
+    def x_StrLit(self, e):
+        parts = []
+        for part in e.parts:
+            if isinstance(part, str):
+                parts.append(repr(part))
+            else:
+                parts.append(self.show(self.T(part), self.expr(part)))
+        return "(" + " + ".join(parts) + ")" if parts else "''"
+
+    def x_Name(self, e):
+        t = self.p.types.get(id(e))
+        if e.name in ("winners",) and not self.is_python_local(e.name):
+            return "_winners(s)"
+        if e.name in self.p.enums or e.name in self.p.grids or e.name in self.p.catalogues \
+                or (t is not None and isinstance(t, SeqT) and e.name not in self.p.symbols
+                    and e.name not in ("players",) and not self.is_python_local(e.name)):
+            values = self.domain_values(t.elem)
+            return values if values.startswith("DOM_") else f"list({values})"
+        return self.name_ref(e.name)
+
+    def x_Index(self, e):
+        bt = self.T(e.base)
+        base, idx = self.expr(e.base), self.expr(e.index)
+        if isinstance(bt, ArrayT):
+            lo = _lo(bt.index)
+            return f"{base}[{idx}]" if lo == 0 else f"{base}[({idx}) - {lo}]"
+        return f"L.at({base}, {idx}, {self.where(e)})"
+
+    def x_FieldAccess(self, e):
+        if isinstance(e.base, N.Name) and e.base.name in self.p.enums:
+            return repr(self.p.enums[e.base.name].items.index(e.name))
+        bt = self.T(e.base)
+        assert isinstance(bt, CatalogueT)
+        return f"K_{bt.name}_{e.name}[{self.expr(e.base)}]"
+
+    def x_Call(self, e):
+        if e.func in self.p.grids:
+            g = self.p.grids[e.func]
+            r, c = (self.expr(a) for a in e.args)
+            return f"(({r}) * {g.cols} + ({c}))"
+        if e.func == "score":
+            return f"_score(s, {self.expr(e.args[0])})"
+        sym = self.p.symbols.get(e.func)
+        if sym is not None and sym.kind == "def":
+            args = "".join(", " + self.expr(a) for a in e.args)
+            return f"D_{e.func}(s{args})"
+        args = [self.expr(a) for a in e.args]
+        types = [self.T(a) for a in e.args]
+        f = e.func
+        if f == "size":
+            return f"({args[0]}).bit_count()" if isinstance(types[0], SetT) else f"len({args[0]})"
+        if f in ("first", "last"):
+            return f"L.{f}({args[0]}, {self.where(e)})"
+        if f == "position":
+            return f"L.position({args[0]}, {args[1]}, {self.where(e)})"
+        fields = {}
+        if f in ("row", "col", "neighbours"):
+            g = types[0]
+            fields = {"rows": g.rows, "cols": g.cols}
+        if f in ("ring_next", "ring_prev"):
+            t = types[0]
+            fields = {"lo": _lo(t), "size": t.size(self.p.max_players) if not isinstance(t, PlayerT) else "s.n"}
+        return PY_BUILTINS[f].format(*args, **fields)
+
+    def x_Unary(self, e):
+        inner = self.expr(e.operand)
+        return f"(not {inner})" if e.op == "not" else f"(-{inner})"
+
+    def x_Binary(self, e):
+        op = e.op
+        left, right = self.expr(e.left), self.expr(e.right)
+        if op in ("and", "or"):
+            return f"({left} {op} {right})"
+        if op in ("in", "notin"):
+            ct = self.T(e.right)
+            if isinstance(ct, SetT):
+                lo = _lo(ct.elem)
+                test = f"(({right}) >> (({left}) - {lo}) & 1)" if lo else f"(({right}) >> ({left}) & 1)"
+                return f"({test} == 1)" if op == "in" else f"({test} == 0)"
+            return f"({left} {'in' if op == 'in' else 'not in'} {right})"
+        if op in CMP_OPS:
+            return f"({left} {CMP_OPS[op]} {right})"
+        lt = self.T(e.left)
+        if isinstance(lt, SetT):
+            return "(" + SET_OPS[op].format(left, right) + ")"
+        return f"({left} {INT_OPS[op]} {right})"
+
+    def x_IfExpr(self, e):
+        return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.orelse)})"
+
+    def x_Aggregate(self, e):
+        self.locals_stack.append({e.var})
+        src = self.iter_code(e.source)
+        cond = f" if {self.expr(e.where)}" if e.where is not None else ""
+        body = self.expr(e.body) if e.body is not None else f"v_{e.var}"
+        self.locals_stack.pop()
+        gen = f"{body} for v_{e.var} in {src}{cond}"
+        k = e.kind
+        if k == "sum":
+            return f"sum({gen})"
+        if k == "count":
+            return f"sum(1 for v_{e.var} in {src}{cond})"
+        if k in ("all", "any"):
+            return f"{k}({gen})"
+        if k in ("min", "max"):
+            return f"L.{k}_of(({gen}), {self.where(e)})"
+        if k in ("argmin", "argmax"):
+            return (f"L.arg_best((({body}, v_{e.var}) for v_{e.var} in {src}{cond}), {self.where(e)}, "
+                    f"{k == 'argmax'})")
+        if k == "collect":
+            t = self.T(e)
+            return f"L.mask_of(({gen}), {_lo(t.elem)})"
+        raise NotImplementedError(k)
+
+    def x_SeqLit(self, e):
+        return "[" + ", ".join(self.expr(i) for i in e.items) + "]"
+
+    def x_SetLit(self, e):
+        t = self.T(e)
+        if not e.items:
+            return "0"
+        lo = _lo(t.elem)
+        return "(" + " | ".join(f"(1 << (({self.expr(i)}) - {lo}))" for i in e.items) + ")"
+
+    # ----------------------------------------------------------------- display
+    def show(self, t: Type, code: str) -> str:
+        if isinstance(t, StrT):
+            return code
+        if isinstance(t, BoolT):
+            return f"L.show_bool({code})"
+        if isinstance(t, PlayerT):
+            return f"L.show_player({code})"
+        if isinstance(t, EnumT):
+            return f"E_{t.name}[{code}]"
+        if isinstance(t, GridT):
+            return f"L.show_cell({code}, {t.cols})"
+        if isinstance(t, CatalogueT):
+            return f"S_{t.name}[{code}]"
+        if isinstance(t, SetT):
+            return f"L.show_set({code}, {_lo(t.elem)}, lambda v: {self.show(t.elem, 'v')})"
+        if isinstance(t, (SeqT, ArrayT)):
+            return f"L.show_seq({code}, lambda v: {self.show(t.elem, 'v')})"
+        return f"str({code})"
+
+    # ----------------------------------------------------------------- copies and defaults
+    def copy(self, t: Type, code: str) -> str:
+        """A fresh copy of a value (collections have value semantics)."""
+        if isinstance(t, SeqT) or isinstance(t, ArrayT):
+            inner = t.elem
+            if isinstance(inner, (SeqT, ArrayT)):
+                return f"[{self.copy(inner, 'x')} for x in {code}]"
+            return f"list({code})"
+        return code
+
+    def needs_copy(self, e) -> bool:
+        return isinstance(self.T(e), (SeqT, ArrayT)) and isinstance(e, (N.Name, N.Index, N.FieldAccess))
+
+    def value_code(self, e, target: Type | None = None) -> str:
+        code = self.expr(e)
+        t = self.T(e)
+        if self.needs_copy(e):
+            code = self.copy(t, code)
+        if target is not None and is_int_like(target) and is_int_like(t):
+            tlo, thi = int_bounds(target, self.p.max_players)
+            vlo, vhi = int_bounds(t, self.p.max_players)
+            if isinstance(target, PlayerT):
+                if not isinstance(t, PlayerT):
+                    code = f"L.check_range({code}, 0, s.n - 1, {self.where(e)})"
+            elif vlo < tlo or vhi > thi:
+                code = f"L.check_range({code}, {tlo}, {thi}, {self.where(e)})"
+        return code
+
+    def init_code(self, t: Type, init, init_type: Type | None) -> str:
+        """Initial value for a variable of type t (a scalar fills arrays)."""
+        if isinstance(t, ArrayT):
+            n = "s.n" if isinstance(t.index, PlayerT) else str(t.index.size(self.p.max_players))
+            if init is not None and init_type is not None and self.fits(t, init_type):
+                return self.copy(t, self.expr(init))
+            return f"[{self.init_code(t.elem, init, init_type)} for _ in range({n})]"
+        if init is None:
+            return self.default(t)
+        code = self.expr(init)
+        return self.copy(t, code) if isinstance(t, (SeqT,)) else code
+
+    def fits(self, t: Type, vt: Type) -> bool:
+        from ..ir.types import assignable
+        return assignable(t, vt)
+
+    def default(self, t: Type) -> str:
+        if isinstance(t, BoolT):
+            return "False"
+        if isinstance(t, IntT):
+            return repr(max(t.lo, min(0, t.hi)))
+        if isinstance(t, SeqT):
+            return "[]"
+        if isinstance(t, ArrayT):
+            n = "s.n" if isinstance(t.index, PlayerT) else str(t.index.size(self.p.max_players))
+            return f"[{self.default(t.elem)} for _ in range({n})]"
+        return "0"
+
+    # ----------------------------------------------------------------- statements (effects)
+    def target_code(self, e) -> str:
+        if isinstance(e, N.Name):
+            return self.name_ref(e.name)
+        return self.x_Index(e) if isinstance(self.T(e.base), ArrayT) else \
+            f"{self.expr(e.base)}[{self.expr(e.index)}]"
+
+    def stmt(self, st, out: Emitter, ind: int) -> None:
+        method = getattr(self, "s_" + type(st).__name__, None)
+        if method is None:
+            raise NotImplementedError(f"engine has no code for statement {type(st).__name__}")
+        method(st, out, ind)
+
+    def block(self, stmts, out: Emitter, ind: int) -> None:
+        if not stmts:
+            out(ind, "pass")
+        for st in stmts:
+            self.stmt(st, out, ind)
+
+    def s_Assign(self, st, out, ind):
+        tt = self.T(st.target)
+        target = self.target_code(st.target)
+        if st.op == "=":
+            out(ind, f"{target} = {self.value_code(st.value, tt)}")
+            return
+        value = self.expr(st.value)
+        if isinstance(tt, SetT):
+            out(ind, f"{target} {'|=' if st.op == '+=' else '&= ~'}({value})")
+            return
+        tlo, thi = int_bounds(tt, self.p.max_players)
+        sign = "+" if st.op == "+=" else "-"
+        out(ind, f"{target} = L.check_range({target} {sign} ({value}), {tlo}, {thi}, {self.where(st)})")
+
+    def s_Let(self, st, out, ind):
+        if st.name in self.flow_var_names and not self.is_python_local(st.name) and self.in_flow_code:
+            out(ind, f"s.L_{st.name} = {self.value_code(st.value)}")
+        else:
+            self.locals_stack[-1].add(st.name)
+            out(ind, f"v_{st.name} = {self.value_code(st.value)}")
+
+    def s_If(self, st, out, ind):
+        for i, (cond, body) in enumerate(st.branches):
+            out(ind, f"{'if' if i == 0 else 'elif'} {self.expr(cond)}:")
+            self.block(body.stmts, out, ind + 1)
+        if st.orelse is not None:
+            out(ind, "else:")
+            self.block(st.orelse.stmts, out, ind + 1)
+
+    def s_For(self, st, out, ind):
+        src = self.iter_code(st.source)
+        if self.in_flow_code:
+            out(ind, f"for s.L_{st.var} in list({src}):")
+            self.block(st.body.stmts, out, ind + 1)
+        else:
+            self.locals_stack.append({st.var})
+            out(ind, f"for v_{st.var} in list({src}):")
+            self.block(st.body.stmts, out, ind + 1)
+            self.locals_stack.pop()
+
+    def s_While(self, st, out, ind):
+        out(ind, f"while {self.expr(st.cond)}:")
+        self.block(st.body.stmts, out, ind + 1)
+
+    def s_Say(self, st, out, ind):
+        out(ind, f"if s.logging: s.log.append({self.expr(st.text)})")
+
+    def s_End(self, st, out, ind):
+        out(ind, "s.pc = -1")
+        out(ind, f"return {HALT}")
+
+    def s_CollectionEdit(self, st, out, ind):
+        ct = self.T(st.target)
+        target = self.target_code(st.target)
+        item = self.value_code(st.item)
+        w = self.where(st)
+        if st.op == "append":
+            out(ind, f"L.seq_append({target}, {item}, {ct.cap}, {w})")
+        elif st.op == "add":
+            out(ind, f"{target} |= 1 << (({item}) - {_lo(ct.elem)})")
+        elif isinstance(ct, SetT):
+            out(ind, f"{target} = L.set_remove({target}, ({item}) - {_lo(ct.elem)}, {w})")
+        else:
+            out(ind, f"L.seq_remove({target}, {item}, {w})")
+
+    # ----------------------------------------------------------------- flow segments
+    in_flow_code = False
+
+    def new_segment(self) -> Segment:
+        seg = Segment(len(self.segments))
+        self.segments.append(seg)
+        return seg
+
+    def has_decision(self, st) -> bool:
+        return any(isinstance(n, (N.Choose, N.Simultaneous, N.Chance)) for n in walk(st))
+
+    def flow_block(self, stmts, seg: Segment, ind: int) -> tuple[Segment, int]:
+        for st in stmts:
+            if seg.closed:
+                seg, ind = self.new_segment(), 1  # unreachable code after 'end'
+            if not self.has_decision(st):
+                self.stmt(st, seg.out, ind)
+                if isinstance(st, N.End) and ind == 1:
+                    seg.closed = True
+                continue
+            seg, ind = self.flow_decision_stmt(st, seg, ind)
+        return seg, ind
+
+    def jump(self, seg: Segment, ind: int, target: Segment) -> None:
+        seg.out(ind, f"return {target.index}")
+        if ind == 1:
+            seg.closed = True
+
+    def flow_decision_stmt(self, st, seg: Segment, ind: int) -> tuple[Segment, int]:
+        if isinstance(st, (N.Choose, N.Simultaneous, N.Chance)):
+            info = self.p.decision_of(st)
+            seg.out(ind, f"s.pc = {info.index}")
+            if isinstance(st, N.Choose):
+                seg.out(ind, f"s.cur = L.check_range({self.expr(st.player)}, 0, s.n - 1, {self.where(st.player)})")
+            elif isinstance(st, N.Simultaneous):
+                seg.out(ind, "s.cur = -2")
+            else:
+                seg.out(ind, "s.cur = -1")
+            seg.out(ind, f"return {HALT}")
+            if ind == 1:
+                seg.closed = True
+            cont = self.new_segment()
+            self.decision_cont[info.index] = cont.index
+            return cont, 1
+        after = self.new_segment()
+        if isinstance(st, N.If):
+            for i, (cond, body) in enumerate(st.branches):
+                branch = self.new_segment()
+                seg.out(ind, f"{'if' if i == 0 else 'elif'} {self.expr(cond)}:")
+                seg.out(ind + 1, f"return {branch.index}")
+                end, eind = self.flow_block(body.stmts, branch, 1)
+                if not end.closed:
+                    self.jump(end, eind, after)
+            if st.orelse is not None:
+                branch = self.new_segment()
+                self.jump(seg, ind, branch)
+                end, eind = self.flow_block(st.orelse.stmts, branch, 1)
+                if not end.closed:
+                    self.jump(end, eind, after)
+            else:
+                self.jump(seg, ind, after)
+            return after, 1
+        if isinstance(st, N.While):
+            head, body = self.new_segment(), self.new_segment()
+            self.jump(seg, ind, head)
+            head.out(1, f"if {self.expr(st.cond)}:")
+            head.out(2, f"return {body.index}")
+            self.jump(head, 1, after)
+            end, eind = self.flow_block(st.body.stmts, body, 1)
+            if not end.closed:
+                self.jump(end, eind, head)
+            return after, 1
+        if isinstance(st, N.For):
+            head, body = self.new_segment(), self.new_segment()
+            key = f"{st.var}_{len(self.loop_snapshots)}"
+            self.loop_snapshots.append(key)
+            seg.out(ind, f"s.I_{key} = list({self.iter_code(st.source)})")
+            seg.out(ind, f"s.K_{key} = 0")
+            self.jump(seg, ind, head)
+            head.out(1, f"if s.K_{key} < len(s.I_{key}):")
+            head.out(2, f"s.L_{st.var} = s.I_{key}[s.K_{key}]")
+            head.out(2, f"s.K_{key} += 1")
+            head.out(2, f"return {body.index}")
+            self.jump(head, 1, after)
+            end, eind = self.flow_block(st.body.stmts, body, 1)
+            if not end.closed:
+                self.jump(end, eind, head)
+            return after, 1
+        raise NotImplementedError(f"decision inside {type(st).__name__}")
+
+    # ----------------------------------------------------------------- module
+    def generate(self) -> str:
+        p = self.p
+        out = Emitter()
+        out(0, f"# Generated by rulebook from {p.spec.path!r}. Do not edit: regenerate with `rulebook compile`.")
+        out(0, f'"""Engine for {p.title!r}."""')
+        out(0, "from verifier.engine import lib as L")
+        out(0, "")
+        out(0, f"GAME_NAME = {p.name!r}")
+        out(0, f"GAME_TITLE = {p.title!r}")
+        out(0, f"MIN_PLAYERS, MAX_PLAYERS = {p.min_players}, {p.max_players}")
+        out(0, f"NUM_ACTIONS = {max(p.num_actions, 1)}")
+        out(0, f"MAX_CHANCE_OUTCOMES = {p.max_chance_outcomes}")
+        out(0, "OPTIONS_END_MARKER")
+        self.gen_tables(out)
+        self.gen_state_class(out)
+        self.gen_defs(out)
+        self.gen_flow(out)
+        self.gen_decisions(out)
+        self.gen_outcome(out)
+        self.gen_observation(out)
+        self.gen_invariants(out)
+        self.gen_examples(out)
+        self.all_lines = out.lines
+        tables = []
+        for name in self.domain_tables():
+            lo, size = name[4:].replace("m", "-").split("_")
+            tables.append(f"{name} = tuple(range({lo}, {int(lo) + int(size)}))")
+        at = out.lines.index("OPTIONS_END_MARKER")
+        out.lines[at:at + 1] = tables
+        return "\n".join(out.lines) + "\n"
+
+    def gen_tables(self, out: Emitter) -> None:
+        p = self.p
+        for name, t in p.enums.items():
+            out(0, f"E_{name} = {t.displays!r}")
+            out(0, f"N_{name} = {t.items!r}")
+        for name, (t, decl) in p.catalogues.items():
+            for fname, ftype in t.record.fields:
+                values = []
+                for item in decl.items:
+                    arg = next(a for a in item.args if a.name == fname)
+                    values.append(self.expr(arg.value))
+                out(0, f"K_{name}_{fname} = ({', '.join(values)}{',' if len(values) == 1 else ''})")
+            shown = t.record.shown or (t.record.name + "#{_index}")
+            out(0, f"S_{name} = tuple(" + self.shown_code(t, shown) + f" for i in range({t.count}))")
+        for name, d in p.consts.items():
+            out(0, f"C_{name} = {self.expr(d.value)}")
+        out(0, f"OPTIONS = {{{', '.join(f'{n!r}: {self.expr(d.default)}' for n, d in p.options.items())}}}")
+        out(0, "OPTION_KINDS = {" + ", ".join(
+            f"{n!r}: {self.option_kind(p.option_types[n])!r}" for n in p.options) + "}")
+
+    def option_kind(self, t: Type):
+        if isinstance(t, BoolT):
+            return ("bool",)
+        if isinstance(t, EnumT):
+            return ("enum",) + t.items
+        lo, hi = int_bounds(t, self.p.max_players)
+        return ("int", lo, hi)
+
+    def shown_code(self, t: CatalogueT, template: str) -> str:
+        parts, i = [], 0
+        while i < len(template):
+            j = template.find("{", i)
+            if j < 0:
+                parts.append(repr(template[i:]))
+                break
+            if j > i:
+                parts.append(repr(template[i:j]))
+            k = template.find("}", j)
+            field = template[j + 1:k] if k > j else ""
+            ftype = t.record.field(field)
+            if field == "_index":
+                parts.append("str(i)")
+            elif ftype is None:
+                parts.append(repr("{" + field + "}"))
+            else:
+                parts.append(self.show(ftype, f"K_{t.name}_{field}[i]"))
+            i = (k + 1) if k > j else len(template)
+        return "(" + " + ".join(parts or ["''"]) + ")"
+
+    def state_fields(self) -> list[tuple[str, Type | None]]:
+        p = self.p
+        fields: list[tuple[str, Type | None]] = []
+        fields += [(f"O_{n}", p.option_types[n]) for n in p.options]
+        fields += [(f"V_{n}", p.var_types[n]) for n in p.vars]
+        fields += [(f"L_{n}", t) for n, t in p.flow_locals.items()]
+        return fields
+
+    def gen_state_class(self, out: Emitter) -> None:
+        fields = self.state_fields()
+        # loop snapshots are known only after the flow is compiled: compile it first
+        self.compile_flow()
+        extra = [f"I_{k}" for k in self.loop_snapshots] + [f"K_{k}" for k in self.loop_snapshots]
+        names = ["n", "pc", "cur", "logging", "log"] + [f for f, _ in fields] + extra
+        out(0, "")
+        out(0, "")
+        out(0, "class State:")
+        out(0, f"    __slots__ = {tuple(names)!r}")
+        out(0, "")
+        out(0, "")
+        out(0, "def new_state(n, options):")
+        out(1, "s = State()")
+        out(1, "s.n = n")
+        out(1, "s.pc = -3")
+        out(1, "s.cur = -1")
+        out(1, "s.logging = False")
+        out(1, "s.log = []")
+        for name in self.p.options:
+            out(1, f"s.O_{name} = options[{name!r}]")
+        for name, d in self.p.vars.items():
+            t = self.p.var_types[name]
+            init_t = self.p.types.get(id(d.init)) if d.init is not None else None
+            out(1, f"s.V_{name} = {self.init_code(t, d.init, init_t)}")
+        for name, t in self.p.flow_locals.items():
+            out(1, f"s.L_{name} = {self.default(t)}")
+        for k in self.loop_snapshots:
+            out(1, f"s.I_{k} = []")
+            out(1, f"s.K_{k} = 0")
+        out(1, "return s")
+        out(0, "")
+        out(0, "")
+        out(0, "def clone(s):")
+        out(1, "t = State.__new__(State)")
+        out(1, "t.n, t.pc, t.cur, t.logging, t.log = s.n, s.pc, s.cur, s.logging, list(s.log)")
+        for f, t in fields:
+            out(1, f"t.{f} = {self.copy(t, 's.' + f)}")
+        for k in self.loop_snapshots:
+            out(1, f"t.I_{k} = list(s.I_{k})")
+            out(1, f"t.K_{k} = s.K_{k}")
+        out(1, "return t")
+        out(0, "")
+        out(0, "")
+        out(0, "def fields(s):")
+        out(1, '"""Every state variable by its spec name (for summaries and tests)."""')
+        items = [f"{f[2:]!r}: s.{f}" for f, _ in fields if f.startswith("V_")]
+        out(1, "return {" + ", ".join(items) + "}")
+
+    def gen_defs(self, out: Emitter) -> None:
+        for name, d in self.p.defs.items():
+            params = "".join(f", v_{q.name}" for q in d.params)
+            self.locals_stack.append({q.name for q in d.params})
+            out(0, "")
+            out(0, "")
+            out(0, f"def D_{name}(s{params}):")
+            out(1, f"return {self.expr(d.body)}")
+            self.locals_stack.pop()
+
+    def compile_flow(self) -> None:
+        if self.segments:
+            return
+        start = self.new_segment()
+        self.in_flow_code = True
+        end, ind = self.flow_block(self.p.flow.body.stmts if self.p.flow else (), start, 1)
+        if not end.closed:
+            end.out(ind, "s.pc = -1")
+            end.out(ind, f"return {HALT}")
+            end.closed = ind == 1
+        self.in_flow_code = False
+
+    def gen_flow(self, out: Emitter) -> None:
+        for seg in self.segments:
+            out(0, "")
+            out(0, "")
+            out(0, f"def _g{seg.index}(s):")
+            if not seg.out.lines:
+                out(1, "pass")
+            out.lines.extend(seg.out.lines)
+            if not seg.closed:
+                out(1, "s.pc = -1")
+                out(1, f"return {HALT}")
+        out(0, "")
+        out(0, f"SEGMENTS = ({', '.join(f'_g{s.index}' for s in self.segments)},)")
+
+    def gen_decisions(self, out: Emitter) -> None:
+        table = []
+        for info in self.p.decisions:
+            cont = self.decision_cont[info.index]
+            node = info.node
+            if isinstance(node, N.Chance):
+                self.gen_chance(out, info)
+                table.append(f"('chance', {cont}, _outcomes{info.index}, _draw{info.index}, {self.where(node)})")
+                continue
+            kind = "choose" if isinstance(node, N.Choose) else "simultaneous"
+            for mi in info.moves:
+                self.gen_move(out, mi)
+            self.gen_legal(out, info)
+            moves = ", ".join(str(m.index) for m in info.moves)
+            table.append(f"({kind!r}, {cont}, _legal{info.index}, ({moves},), {self.where(node)})")
+        out(0, "")
+        out(0, "DECISIONS = (" + "".join(f"\n    {t}," for t in table) + "\n)")
+        moves = []
+        for mi in self.p.moves:
+            sizes = [self.param_size(t) for t in mi.param_types]
+            los = [_lo(t) for t in mi.param_types]
+            moves.append(f"({mi.move.name!r}, {mi.offset}, {sizes!r}, {los!r}, _apply_m{mi.index}, "
+                         f"_text_m{mi.index}, _why_m{mi.index}, {mi.decision})")
+        out(0, "MOVES = (" + "".join(f"\n    {m}," for m in moves) + "\n)")
+
+    def param_size(self, t: Type) -> int:
+        return t.size(self.p.max_players)
+
+    def gen_chance(self, out: Emitter, info) -> None:
+        node = info.node
+        et = self.T(node.source)
+        elem = et.elem
+        out(0, "")
+        out(0, "")
+        out(0, f"def _outcomes{info.index}(s):")
+        src = self.iter_code(node.source)
+        out(1, f"return L.unique({src})" if isinstance(et, SeqT) else f"return list({src})")
+        out(0, "")
+        out(0, "")
+        out(0, f"def _draw{info.index}(s, v):")
+        out(1, f"s.L_{node.var} = v")
+        out(0, f"_draw{info.index}.lo = {_lo(elem)}")
+        out(0, f"_draw{info.index}.show = lambda s, v: {self.show(elem, 'v')}")
+
+    def move_scope(self, mi) -> set:
+        names = {p.name for p in mi.move.params}
+        if mi.player_var:
+            names.add(mi.player_var)
+        return names
+
+    def gen_move(self, out: Emitter, mi) -> None:
+        mv = mi.move
+        args = "".join(f", v_{p.name}" for p in mv.params)
+        player = f"v_{mi.player_var}" if mi.player_var else "_P"
+        self.locals_stack.append(self.move_scope(mi))
+        out(0, "")
+        out(0, "")
+        out(0, f"def _apply_m{mi.index}(s, {player}{args}):")
+        self.block(mv.body.stmts, out, 1)
+        out(0, "")
+        out(0, "")
+        out(0, f"def _text_m{mi.index}(s, {player}{args}):")
+        if mv.text is not None:
+            out(1, f"return {self.expr(mv.text)}")
+        else:
+            shown = [self.show(mi.param_types[i], f"v_{p.name}") for i, p in enumerate(mv.params)]
+            inner = " + ', ' + ".join(shown) if shown else "''"
+            out(1, f"return {mv.name!r} + '(' + {inner} + ')'" if shown else f"return {mv.name!r}")
+        out(0, "")
+        out(0, "")
+        out(0, f"def _why_m{mi.index}(s, {player}{args}):")
+        out(1, '"""Labels of the requirements this move breaks, in order (empty when legal)."""')
+        out(1, "failed = []")
+        for i, p in enumerate(mv.params):
+            if p.source is not None:
+                out(1, f"if not ({self.member_test(p, i, mi)}):")
+                out(2, f"failed.append(({('from_' + p.name)!r}, 'the {p.name} must be one of the listed choices', ()))")
+                out(2, "return failed")
+        for req in mv.requires:
+            out(1, f"if not {self.expr(req.cond)}:")
+            out(2, f"failed.append(({req.label!r}, {req.message!r}, {req.cites!r}))")
+        out(1, "return failed")
+        self.locals_stack.pop()
+
+    def member_test(self, p, i, mi) -> str:
+        ct = self.T(p.source)
+        src = self.expr(p.source)
+        if isinstance(ct, SetT):
+            return f"(({src}) >> (v_{p.name} - {_lo(ct.elem)})) & 1"
+        return f"v_{p.name} in {src}"
+
+    def gen_legal(self, out: Emitter, info) -> None:
+        player_var = info.moves[0].player_var if info.moves else None
+        out(0, "")
+        out(0, "")
+        out(0, f"def _legal{info.index}(s, {'v_' + player_var if player_var else '_P'}):")
+        out(1, "r = []")
+        for mi in info.moves:
+            self.locals_stack.append(self.move_scope(mi))
+            ind = 1
+            strides = []
+            stride = 1
+            for t in reversed(mi.param_types):
+                strides.insert(0, stride)
+                stride *= self.param_size(t)
+            for i, p in enumerate(mi.move.params):
+                t = mi.param_types[i]
+                if p.source is not None:
+                    src = self.iter_code(p.source)
+                    src = f"L.unique({src})" if isinstance(self.T(p.source), (SeqT, ArrayT)) else src
+                else:
+                    src = self.domain_values(t)
+                out(ind, f"for v_{p.name} in {src}:")
+                ind += 1
+            conds = [self.expr(r.cond) for r in mi.move.requires]
+            if conds:
+                out(ind, "if " + " and ".join(conds) + ":")
+                ind += 1
+            terms = [str(mi.offset)] + [
+                (f"(v_{p.name} - {_lo(mi.param_types[i])})" if _lo(mi.param_types[i]) else f"v_{p.name}")
+                + (f" * {strides[i]}" if strides[i] != 1 else "")
+                for i, p in enumerate(mi.move.params)]
+            out(ind, f"r.append({' + '.join(terms)})")
+            self.locals_stack.pop()
+        if len(info.moves) > 1:
+            out(1, "r.sort()")
+        out(1, "return r")
+
+    def gen_outcome(self, out: Emitter) -> None:
+        o = self.p.outcome
+        out(0, "")
+        out(0, "")
+        out(0, f"def _score(s, v_{o.score.var}):")
+        self.locals_stack.append({o.score.var})
+        out(1, f"return {self.expr(o.score.expr)}")
+        self.locals_stack.pop()
+        out(0, "")
+        out(0, "")
+        out(0, "def _rank_key(s, p):")
+        keys = ["_score(s, p)"]
+        for tb in o.tiebreaks:
+            self.locals_stack.append({tb.var})
+            code = self.expr(tb.expr)
+            self.locals_stack.pop()
+            keys.append(f"(lambda v_{tb.var}: {'' if tb.direction == 'higher' else '-'}({code}))(p)")
+        out(1, f"return ({', '.join(keys)},)")
+        out(0, "")
+        out(0, "")
+        out(0, "def _winners(s):")
+        out(1, "keys = [_rank_key(s, p) for p in range(s.n)]")
+        out(1, "best = max(keys)")
+        out(1, "return L.mask_of((p for p in range(s.n) if keys[p] == best), 0)")
+        out(0, "")
+        out(0, "")
+        out(0, "def _returns(s):")
+        if o.returns is not None:
+            self.locals_stack.append({o.returns.var})
+            out(1, f"return [float({self.expr(o.returns.expr)}) for v_{o.returns.var} in range(s.n)]")
+            self.locals_stack.pop()
+        else:
+            out(1, "return [float(_score(s, p)) for p in range(s.n)]")
+        out(0, "")
+        out(0, f"TIEBREAKS = {tuple((tb.direction) for tb in o.tiebreaks)!r}")
+
+    def gen_observation(self, out: Emitter) -> None:
+        out(0, "")
+        out(0, "")
+        out(0, "def observe(s, P):")
+        out(1, '"""What player P may see: public state, and their own private state."""')
+        out(1, "lines = []")
+        for name, d in self.p.vars.items():
+            t = self.p.var_types[name]
+            if d.visibility == "public":
+                out(1, f"lines.append({name + ': '!r} + {self.show(t, 's.V_' + name)})")
+            elif d.visibility == "private" and isinstance(t, ArrayT):
+                out(1, f"if 0 <= P < s.n: lines.append({name + ' (yours): '!r} + "
+                       f"{self.show(t.elem, 's.V_' + name + '[P]')})")
+        out(1, "return '\\n'.join(lines)")
+        out(0, "")
+        out(0, "")
+        out(0, "def show_state(s):")
+        out(1, '"""Everything, for logs and debugging."""')
+        out(1, "lines = []")
+        for name in self.p.vars:
+            t = self.p.var_types[name]
+            out(1, f"lines.append({name + ': '!r} + {self.show(t, 's.V_' + name)})")
+        out(1, "return '\\n'.join(lines)")
+
+    def gen_invariants(self, out: Emitter) -> None:
+        names = []
+        for i, inv in enumerate(self.p.invariants):
+            out(0, "")
+            out(0, "")
+            out(0, f"def _inv{i}(s):")
+            out(1, f"return {self.expr(inv.cond)}")
+            names.append(f"({inv.name!r}, {inv.sentence!r}, _inv{i}, {self.where(inv)})")
+        out(0, "")
+        out(0, "INVARIANTS = (" + "".join(f"\n    {n}," for n in names) + "\n)")
+
+    def gen_examples(self, out: Emitter) -> None:
+        entries = []
+        for i, ex in enumerate(self.p.examples):
+            players = self.p.min_players
+            for item in ex.items:
+                if isinstance(item, N.ExampleGiven) and isinstance(item.target, N.Name) \
+                        and item.target.name == "num_players" and isinstance(item.value, N.IntLit):
+                    players = item.value.value
+            out(0, "")
+            out(0, "")
+            out(0, f"def _ex{i}(s):")
+            out(1, "failed = []")
+            for item in ex.items:
+                if isinstance(item, N.ExampleGiven):
+                    if isinstance(item.target, N.Name) and item.target.name == "num_players":
+                        continue
+                    tt = self.T(item.target)
+                    out(1, f"{self.target_code(item.target)} = {self.value_code(item.value, tt)}")
+                else:
+                    out(1, f"if not {self.expr(item.cond)}: failed.append({self.where(item)})")
+            out(1, "return failed")
+            entries.append(f"({ex.name!r}, {ex.sentence!r}, {players}, _ex{i}, {self.where(ex)})")
+        out(0, "")
+        out(0, "EXAMPLES = (" + "".join(f"\n    {e}," for e in entries) + "\n)")
+
+
+def generate(program: Program) -> str:
+    return CodeGen(program).generate()

@@ -1,0 +1,165 @@
+"""Small helpers that generated engines call (imported there as `L`).
+
+Only general operations on the language's value representations live here:
+sets are int bitmasks over a domain's index, sequences and arrays are lists.
+"""
+from __future__ import annotations
+
+
+class RuleError(Exception):
+    """The game reached a state its rules do not cover (a spec bug, not a user error)."""
+
+    def __init__(self, message: str, where: str = ""):
+        super().__init__(f"{where}: {message}" if where else message)
+        self.where = where
+        self.plain = message
+
+
+def bits(mask: int, lo: int):
+    """Values in a set bitmask, in ascending order."""
+    i = lo
+    while mask:
+        if mask & 1:
+            yield i
+        mask >>= 1
+        i += 1
+
+
+def bits_list(mask: int, lo: int) -> list:
+    return list(bits(mask, lo))
+
+
+def mask_of(values, lo: int) -> int:
+    m = 0
+    for v in values:
+        m |= 1 << (v - lo)
+    return m
+
+
+def unique(seq) -> list:
+    return list(dict.fromkeys(seq))
+
+
+def seats_from(p: int, n: int) -> list:
+    return [(p + i) % n for i in range(n)]
+
+
+def neighbours(c: int, rows: int, cols: int) -> int:
+    r, k = divmod(c, cols)
+    m = 0
+    if r > 0:
+        m |= 1 << (c - cols)
+    if r < rows - 1:
+        m |= 1 << (c + cols)
+    if k > 0:
+        m |= 1 << (c - 1)
+    if k < cols - 1:
+        m |= 1 << (c + 1)
+    return m
+
+
+def ring_next(x: int, open_mask: int, lo: int, size: int, step: int) -> int:
+    """The next value after x (step +1) or before it (-1) whose bit is in open_mask."""
+    i = x - lo
+    for _ in range(size):
+        i = (i + step) % size
+        if (open_mask >> i) & 1:
+            return i + lo
+    raise RuleError("no open position to move to")
+
+
+def first(seq: list, where: str = ""):
+    if not seq:
+        raise RuleError("first() of an empty sequence", where)
+    return seq[0]
+
+
+def last(seq: list, where: str = ""):
+    if not seq:
+        raise RuleError("last() of an empty sequence", where)
+    return seq[-1]
+
+
+def position(seq: list, x, where: str = "") -> int:
+    try:
+        return seq.index(x)
+    except ValueError:
+        raise RuleError("position(): the item is not in the sequence", where) from None
+
+
+def min_of(values, where: str):
+    values = list(values)
+    if not values:
+        raise RuleError("min over no items", where)
+    return min(values)
+
+
+def max_of(values, where: str):
+    values = list(values)
+    if not values:
+        raise RuleError("max over no items", where)
+    return max(values)
+
+
+def arg_best(pairs, where: str, want_max: bool):
+    """The item with the smallest (or largest) key; the first one on ties."""
+    best_key = best = None
+    found = False
+    for key, item in pairs:
+        if not found or (key > best_key if want_max else key < best_key):
+            best_key, best, found = key, item, True
+    if not found:
+        raise RuleError("argmin/argmax over no items", where)
+    return best
+
+
+def check_range(v: int, lo: int, hi: int, where: str) -> int:
+    if not lo <= v <= hi:
+        raise RuleError(f"value {v} is outside {lo}..{hi}", where)
+    return v
+
+
+def at(seq: list, i: int, where: str):
+    if not 0 <= i < len(seq):
+        raise RuleError(f"position {i} is outside a sequence of {len(seq)} items", where)
+    return seq[i]
+
+
+def seq_append(seq: list, x, cap: int, where: str) -> None:
+    if len(seq) >= cap:
+        raise RuleError(f"sequence is full ({cap} items)", where)
+    seq.append(x)
+
+
+def seq_remove(seq: list, x, where: str) -> None:
+    try:
+        seq.remove(x)
+    except ValueError:
+        raise RuleError("remove: the item is not in the sequence", where) from None
+
+
+def set_remove(mask: int, bit: int, where: str) -> int:
+    if not (mask >> bit) & 1:
+        raise RuleError("remove: the item is not in the set", where)
+    return mask & ~(1 << bit)
+
+
+def show_bool(v: bool) -> str:
+    return "true" if v else "false"
+
+
+def show_player(p: int) -> str:
+    return f"P{p + 1}"
+
+
+def show_cell(c: int, cols: int) -> str:
+    r, k = divmod(c, cols)
+    return f"({r},{k})"
+
+
+def show_set(mask: int, lo: int, show) -> str:
+    return "{" + ", ".join(show(v) for v in bits(mask, lo)) + "}"
+
+
+def show_seq(items, show) -> str:
+    return "[" + ", ".join(show(v) for v in items) + "]"

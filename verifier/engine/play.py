@@ -1,0 +1,165 @@
+"""Random and replayed play: one game as a readable log, many as a summary."""
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+
+from .lib import RuleError
+from .runtime import CHANCE, SIMULTANEOUS, Game, GameState
+
+
+def random_step(state: GameState, rng: random.Random) -> None:
+    """Apply one random step: a chance outcome by its probability, or random moves."""
+    player = state.current_player()
+    if player == CHANCE:
+        outcomes = state.chance_outcomes()
+        actions = [a for a, _ in outcomes]
+        state.apply_action(actions[rng.randrange(len(actions))])
+        return
+    if player == SIMULTANEOUS:
+        joint = []
+        for p in range(state.num_players()):
+            legal = state.legal_actions(p)
+            if not legal:
+                raise RuleError(f"deadlock: P{p + 1} has no legal move at a simultaneous decision",
+                                state.m.DECISIONS[state.s.pc][4])
+            joint.append(legal[rng.randrange(len(legal))])
+        state.apply_actions(joint)
+        return
+    legal = state.legal_actions(player)
+    if not legal:
+        raise RuleError(f"deadlock: P{player + 1} has no legal move", state.m.DECISIONS[state.s.pc][4])
+    state.apply_action(legal[rng.randrange(len(legal))])
+
+
+def _finish(game: Game, state: GameState, seed, log: bool, ended: bool) -> dict:
+    report = {
+        "game": game.module.GAME_TITLE,
+        "spec": game.engine.program.spec.path,
+        "players": state.num_players(),
+        "seed": seed,
+        "options": game.option_strings(),
+        "ended": ended,
+        "length": len(state.history),
+        "history": state.history,
+    }
+    if log:
+        report["log"] = list(state.s.log)
+    if ended:
+        report["scores"] = state.scores()
+        report["winners"] = state.winners()
+        report["returns"] = state.returns()
+    return report
+
+
+def play_one(game: Game, seed: int, max_moves: int, log: bool = False) -> dict:
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    state.s.logging = log
+    while not state.is_terminal() and len(state.history) < max_moves:
+        random_step(state, rng)
+    return _finish(game, state, seed, log, state.is_terminal())
+
+
+def replay(game: Game, text: str, path: str) -> dict:
+    try:
+        state = GameState.from_json(game.engine, text)
+    except ValueError as exc:
+        from ..cli import UserError
+        raise UserError(f"{path}: {exc}") from None
+    # replay again with logging on, so the report shows every step
+    fresh = GameState(state.game)
+    fresh.s.logging = True
+    for step in state.history:
+        fresh.apply_actions(step) if isinstance(step, list) else fresh.apply_action(step)
+    return _finish(state.game, fresh, None, True, fresh.is_terminal())
+
+
+def play_many(game: Game, games: int, seed: int, max_moves: int, progress: bool) -> dict:
+    rng = random.Random(seed)
+    n = game.num_players
+    lengths, scores, wins, unfinished = [], [[] for _ in range(n)], [0.0] * n, 0
+    bar = None
+    if progress and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", file=sys.stderr, leave=False)
+    start = time.perf_counter()
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(state.history) < max_moves:
+            random_step(state, rng)
+        lengths.append(len(state.history))
+        if state.is_terminal():
+            for p, sc in enumerate(state.scores()):
+                scores[p].append(sc)
+            winners = state.winners()
+            for w in winners:
+                wins[w] += 1.0 / len(winners)
+        else:
+            unfinished += 1
+        if bar is not None:
+            bar.update(1)
+    elapsed = time.perf_counter() - start
+    if bar is not None:
+        bar.close()
+    finished = games - unfinished
+    return {
+        "game": game.module.GAME_TITLE,
+        "spec": game.engine.program.spec.path,
+        "players": n,
+        "seed": seed,
+        "options": game.option_strings(),
+        "games": games,
+        "unfinished": unfinished,
+        "seconds": round(elapsed, 4),
+        "games_per_second": round(games / elapsed, 1) if elapsed > 0 else None,
+        "mean_length": round(statistics.fmean(lengths), 2),
+        "seats": [{
+            "seat": f"P{p + 1}",
+            "mean_score": round(statistics.fmean(scores[p]), 3) if scores[p] else None,
+            "min_score": min(scores[p]) if scores[p] else None,
+            "max_score": max(scores[p]) if scores[p] else None,
+            "stdev_score": round(statistics.pstdev(scores[p]), 3) if scores[p] else None,
+            "win_rate": round(wins[p] / finished, 4) if finished else None,
+        } for p in range(n)],
+    }
+
+
+def format_game(r: dict) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "none"
+    head = f"{r['game']} — {r['players']} players" + (f", seed {r['seed']}" if r["seed"] is not None else "")
+    lines = [head, f"options: {opts}", ""]
+    step = 0
+    for entry in r.get("log", []):
+        if entry.startswith(("chance: ", "reveal: ")) or entry[:1] == "P" and ": " in entry[:5]:
+            step += 1
+            lines.append(f"{step:4d}. {entry}")
+        else:
+            lines.append(f"      {entry}")
+    lines.append("")
+    if not r["ended"]:
+        lines.append(f"The game did not end within {r['length']} decisions.")
+        return "\n".join(lines)
+    lines.append("Final scores: " + ", ".join(f"P{p + 1} {s}" for p, s in enumerate(r["scores"])))
+    w = r["winners"]
+    lines.append(("Winner: " if len(w) == 1 else "Shared win: ") + ", ".join(f"P{p + 1}" for p in w))
+    lines.append("Returns: " + ", ".join(f"P{p + 1} {v:g}" for p, v in enumerate(r["returns"])))
+    return "\n".join(lines)
+
+
+def format_summary(r: dict) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "none"
+    lines = [f"{r['game']} — {r['players']} players, {r['games']} games, seed {r['seed']}, options: {opts}",
+             f"{r['games_per_second']} games/s ({r['seconds']} s); mean length {r['mean_length']} decisions"]
+    if r["unfinished"]:
+        lines.append(f"{r['unfinished']} game(s) did not end within the move limit")
+    lines.append(f"{'seat':<6}{'mean':>9}{'min':>7}{'max':>7}{'stdev':>9}{'wins':>9}")
+    for s in r["seats"]:
+        if s["mean_score"] is None:
+            lines.append(f"{s['seat']:<6}{'—':>9}")
+            continue
+        lines.append(f"{s['seat']:<6}{s['mean_score']:>9}{s['min_score']:>7}{s['max_score']:>7}"
+                     f"{s['stdev_score']:>9}{s['win_rate'] * 100:>8.1f}%")
+    return "\n".join(lines)

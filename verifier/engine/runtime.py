@@ -1,0 +1,362 @@
+"""Runtime for generated engines, with an API that mirrors OpenSpiel's.
+
+`Game` compiles (once) and holds a generated module, a player count and the
+option values; `GameState` drives it: chance nodes with outcome
+probabilities, simultaneous-move nodes, integer action ids with readable
+strings, per-player returns, clone, JSON (de)serialisation by replaying the
+history, and an observation string per player.
+"""
+from __future__ import annotations
+
+import json
+import types
+from fractions import Fraction
+
+from ..diagnostics import SpecError, Span, error
+from ..frontend.typecheck import Program
+from .codegen import generate
+from .lib import RuleError
+
+CHANCE = -1
+SIMULTANEOUS = -2
+INVALID = -3
+TERMINAL = -4
+MAX_SEGMENT_STEPS = 1_000_000
+
+
+def load_module(source: str, name: str) -> types.ModuleType:
+    """Execute generated engine source in a fresh module namespace."""
+    module = types.ModuleType(f"rulebook_engine_{name}")
+    code = compile(source, f"<engine {name}>", "exec")
+    exec(code, module.__dict__)  # the source is ours: identifiers validated, literals repr()'d
+    return module
+
+
+class Engine:
+    """A compiled spec: the generated source and its loaded module."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.source = generate(program)
+        self.module = load_module(self.source, program.name)
+
+
+def parse_option_values(engine: Engine, given: dict) -> dict:
+    """Defaults overridden by the user's NAME=VALUE strings (or Python values)."""
+    m = engine.module
+    values = dict(m.OPTIONS)
+    path = engine.program.spec.path
+    for name, raw in given.items():
+        if name not in m.OPTION_KINDS:
+            known = ", ".join(sorted(m.OPTION_KINDS)) or "none"
+            raise SpecError([error(Span.unknown(path), f"unknown option {name!r}", f"this spec's options: {known}",
+                                   code="option")])
+        kind = m.OPTION_KINDS[name]
+        values[name] = _option_value(name, kind, raw, path)
+    return values
+
+
+def _option_value(name: str, kind: tuple, raw, path: str):
+    text = str(raw).strip().lower() if not isinstance(raw, bool) else ("true" if raw else "false")
+    if kind[0] == "bool":
+        if text in ("true", "yes", "1", "on"):
+            return True
+        if text in ("false", "no", "0", "off"):
+            return False
+        expected = "true or false"
+    elif kind[0] == "enum":
+        items = kind[1:]
+        if text in items:
+            return items.index(text)
+        expected = " or ".join(items)
+    else:
+        lo, hi = kind[1], kind[2]
+        try:
+            v = int(text)
+        except ValueError:
+            v = None
+        if v is not None and lo <= v <= hi:
+            return v
+        expected = f"a whole number in {lo}..{hi}"
+    raise SpecError([error(Span.unknown(path), f"option {name}={raw!r}: expected {expected}", code="option")])
+
+
+class Game:
+    def __init__(self, engine: Engine, players: int | None = None, options: dict | None = None):
+        m = engine.module
+        self.engine = engine
+        self.module = m
+        self.num_players = players if players is not None else m.MIN_PLAYERS
+        if not m.MIN_PLAYERS <= self.num_players <= m.MAX_PLAYERS:
+            raise SpecError([error(Span.unknown(engine.program.spec.path),
+                                   f"{m.GAME_TITLE} is for {m.MIN_PLAYERS}..{m.MAX_PLAYERS} players, "
+                                   f"not {self.num_players}", code="players")])
+        self.option_values = parse_option_values(engine, options or {})
+        self.num_distinct_actions = m.NUM_ACTIONS
+        self.max_chance_outcomes = m.MAX_CHANCE_OUTCOMES
+
+    def option_strings(self) -> dict:
+        out = {}
+        for name, value in self.option_values.items():
+            kind = self.module.OPTION_KINDS[name]
+            out[name] = (kind[1 + value] if kind[0] == "enum" else
+                         ("true" if value else "false") if kind[0] == "bool" else str(value))
+        return out
+
+    def new_initial_state(self) -> "GameState":
+        return GameState(self)
+
+    def state_from_json(self, text: str) -> "GameState":
+        return GameState.from_json(self.engine, text)
+
+
+class GameState:
+    def __init__(self, game: Game, _raw=None):
+        self.game = game
+        self.m = game.module
+        self.history: list = []
+        if _raw is not None:
+            self.s = _raw
+            return
+        self.s = self.m.new_state(game.num_players, game.option_values)
+        self._advance(0)
+
+    # ------------------------------------------------------------ driving
+    def _advance(self, seg: int) -> None:
+        segments = self.m.SEGMENTS
+        steps = 0
+        s = self.s
+        try:
+            while seg >= 0:
+                seg = segments[seg](s)
+                steps += 1
+                if steps > MAX_SEGMENT_STEPS:
+                    raise RuleError("the flow ran a million steps without reaching a decision point")
+        except RuleError:
+            raise
+        except Exception as exc:  # a Python error inside generated code is a rule error
+            raise RuleError(f"{type(exc).__name__}: {exc}") from exc
+
+    def _decision(self):
+        return self.m.DECISIONS[self.s.pc]
+
+    def current_player(self) -> int:
+        pc = self.s.pc
+        if pc < 0:
+            return TERMINAL
+        return self.s.cur
+
+    def is_terminal(self) -> bool:
+        return self.s.pc < 0
+
+    def is_chance_node(self) -> bool:
+        return self.s.pc >= 0 and self.s.cur == CHANCE
+
+    def is_simultaneous_node(self) -> bool:
+        return self.s.pc >= 0 and self.s.cur == SIMULTANEOUS
+
+    def num_players(self) -> int:
+        return self.s.n
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        s = self.s
+        if s.pc < 0:
+            return []
+        d = self.m.DECISIONS[s.pc]
+        if d[0] == "chance":
+            if player is not None and player != CHANCE:
+                return []
+            return [a for a, _ in self.chance_outcomes()]
+        if player is None:
+            if s.cur == SIMULTANEOUS:
+                raise ValueError("at a simultaneous node, ask for one player's legal actions")
+            player = s.cur
+        if d[0] == "choose" and player != s.cur:
+            return []
+        if not 0 <= player < s.n:
+            return []
+        try:
+            return d[2](s, player)
+        except RuleError:
+            raise
+        except Exception as exc:
+            raise RuleError(f"{type(exc).__name__}: {exc}", d[4]) from exc
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        d = self._decision()
+        if d[0] != "chance":
+            return []
+        values = d[2](self.s)
+        if not values:
+            raise RuleError("a chance node has nothing to draw from", d[4])
+        p = 1.0 / len(values)
+        lo = d[3].lo
+        return [(v - lo, p) for v in values]
+
+    def chance_probabilities_exact(self) -> list[tuple[int, Fraction]]:
+        outs = self.chance_outcomes()
+        return [(a, Fraction(1, len(outs))) for a, _ in outs]
+
+    def apply_action(self, action: int) -> None:
+        s = self.s
+        if s.pc < 0:
+            raise ValueError("the game is over")
+        d = self.m.DECISIONS[s.pc]
+        if d[0] == "simultaneous":
+            if self.s.n == 1:
+                return self.apply_actions([action])
+            raise ValueError("at a simultaneous node use apply_actions with one action per player")
+        if d[0] == "chance":
+            values = d[2](s)
+            v = action + d[3].lo
+            if v not in values:
+                raise ValueError(f"{action} is not a chance outcome here")
+            if s.logging:
+                s.log.append(f"chance: {d[3].show(s, v)}")
+            d[3](s, v)
+        else:
+            if action not in d[2](s, s.cur):
+                raise ValueError(f"action {action} is not legal here")
+            if s.logging:
+                s.log.append(f"{self.m.__dict__['L'].show_player(s.cur)}: {self.action_to_string(s.cur, action)}")
+            self._run_move(s.cur, action)
+        self.history.append(action)
+        self._advance(d[1])
+
+    def apply_actions(self, actions: list[int]) -> None:
+        s = self.s
+        d = self._decision()
+        if d[0] != "simultaneous":
+            raise ValueError("apply_actions is for simultaneous nodes")
+        if len(actions) != s.n:
+            raise ValueError(f"expected {s.n} actions, got {len(actions)}")
+        for p, a in enumerate(actions):
+            if a not in d[2](s, p):
+                raise ValueError(f"action {a} is not legal for player {p}")
+        if s.logging:
+            show = self.m.__dict__["L"].show_player
+            s.log.append("reveal: " + "; ".join(f"{show(p)} {self.action_to_string(p, a)}"
+                                                for p, a in enumerate(actions)))
+        for p, a in enumerate(actions):  # secret choices take effect in seat order
+            self._run_move(p, a)
+        self.history.append(list(actions))
+        self._advance(d[1])
+
+    def _decode(self, action: int):
+        for mv in self.m.MOVES:
+            name, offset, sizes, los, apply, text, why, decision = mv
+            total = 1
+            for n in sizes:
+                total *= n
+            if offset <= action < offset + total:
+                rest = action - offset
+                values = []
+                for n, lo in zip(reversed(sizes), reversed(los)):
+                    rest, idx = divmod(rest, n)
+                    values.append(idx + lo)
+                return mv, list(reversed(values))
+        raise ValueError(f"no move has action id {action}")
+
+    def _run_move(self, player: int, action: int) -> None:
+        mv, values = self._decode(action)
+        try:
+            mv[4](self.s, player, *values)
+        except RuleError:
+            raise
+        except Exception as exc:
+            raise RuleError(f"{type(exc).__name__} in move {mv[0]}: {exc}") from exc
+
+    # ------------------------------------------------------------ reading
+    def action_to_string(self, player: int, action: int) -> str:
+        if player == CHANCE or (self.s.pc >= 0 and self._decision()[0] == "chance" and player in (None, CHANCE)):
+            d = self._decision()
+            return d[3].show(self.s, action + d[3].lo)
+        mv, values = self._decode(action)
+        return mv[5](self.s, player, *values)
+
+    def string_to_action(self, player: int, text: str) -> int:
+        wanted = text.strip()
+        for a in self.legal_actions(player if player != CHANCE else CHANCE):
+            if self.action_to_string(player, a) == wanted:
+                return a
+        raise ValueError(f"{text!r} is not a legal move here")
+
+    def why_illegal(self, player: int, action: int) -> list[tuple[str, str, tuple]]:
+        """The requirements `action` breaks for `player` here (empty if it is legal)."""
+        mv, values = self._decode(action)
+        if self.s.pc < 0:
+            return [("game_over", "the game is over", ())]
+        d = self._decision()
+        if d[0] == "chance" or mv[7] != self.s.pc:
+            return [("not_now", f"{mv[0]} is not a move at this point of the game", ())]
+        if d[0] == "choose" and player != self.s.cur:
+            return [("not_your_turn", "it is another player's turn", ())]
+        return mv[6](self.s, player, *values)
+
+    def returns(self) -> list[float]:
+        if self.s.pc >= 0:
+            return [0.0] * self.s.n
+        return self.m._returns(self.s)
+
+    def rewards(self) -> list[float]:
+        return self.returns() if self.is_terminal() else [0.0] * self.s.n
+
+    def scores(self) -> list[int]:
+        return [self.m._score(self.s, p) for p in range(self.s.n)]
+
+    def winners(self) -> list[int]:
+        mask = self.m._winners(self.s)
+        return [p for p in range(self.s.n) if (mask >> p) & 1]
+
+    def observation_string(self, player: int) -> str:
+        return self.m.observe(self.s, player)
+
+    def information_state_string(self, player: int) -> str:
+        own = [h[player] if isinstance(h, list) else h for h in self.history]
+        return self.observation_string(player) + "\nhistory: " + " ".join(map(str, own))
+
+    def __str__(self) -> str:
+        return self.m.show_state(self.s)
+
+    def check_invariants(self) -> list[tuple[str, str, str]]:
+        return [(name, sentence, where) for name, sentence, fn, where in self.m.INVARIANTS if not fn(self.s)]
+
+    def clone(self) -> "GameState":
+        c = GameState(self.game, _raw=self.m.clone(self.s))
+        c.history = [list(h) if isinstance(h, list) else h for h in self.history]
+        return c
+
+    # ------------------------------------------------------------ serialisation
+    def to_json(self) -> str:
+        return json.dumps({"game": self.m.GAME_NAME, "players": self.s.n, "options": self.game.option_strings(),
+                           "history": self.history})
+
+    @staticmethod
+    def from_json(engine: Engine, text: str) -> "GameState":
+        """Rebuild a state by replaying its history; every step is validated."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("history"), list):
+            raise ValueError("a state is a JSON object with 'players', 'options' and 'history'")
+        if data.get("game") not in (None, engine.module.GAME_NAME):
+            raise ValueError(f"this state is for game {data.get('game')!r}, not {engine.module.GAME_NAME!r}")
+        players = data.get("players")
+        if not isinstance(players, int):
+            raise ValueError("'players' must be a whole number")
+        options = data.get("options") or {}
+        if not isinstance(options, dict):
+            raise ValueError("'options' must be an object of NAME: VALUE")
+        state = Game(engine, players, options).new_initial_state()
+        for i, step in enumerate(data["history"]):
+            try:
+                if isinstance(step, list):
+                    state.apply_actions([int(a) for a in step])
+                elif isinstance(step, int) and not isinstance(step, bool):
+                    state.apply_action(step)
+                else:
+                    raise ValueError(f"expected an action id or a list of them, got {step!r}")
+            except ValueError as exc:
+                raise ValueError(f"history step {i}: {exc}") from None
+        return state

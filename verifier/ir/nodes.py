@@ -1,0 +1,543 @@
+"""The IR: immutable dataclasses for every construct of the rules language.
+
+Every node carries a `span` that is excluded from equality, so two programs
+that differ only in layout compare equal (the printer round-trip relies on
+this).  Nodes validate their fields when built (`__post_init__`), so a
+malformed IR cannot exist.  Types of expressions are not stored on the nodes:
+the type checker returns them in a side table keyed by node identity.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Optional
+
+from ..diagnostics import Span
+
+_NO_SPAN = Span.unknown()
+
+
+def _span() -> Span:
+    return field(default=_NO_SPAN, compare=False, repr=False)
+
+
+class Node:
+    """Base of all IR nodes; checks declared field kinds once built."""
+
+    span: Span
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if isinstance(value, list):
+                raise TypeError(f"{type(self).__name__}.{f.name}: use a tuple, not a list")
+
+    def children(self):
+        for f in fields(self):  # type: ignore[arg-type]
+            if f.name == "span":
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, Node):
+                yield value
+            elif isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, Node):
+                        yield item
+                    elif isinstance(item, tuple):
+                        yield from (x for x in item if isinstance(x, Node))
+
+
+Cites = tuple[str, ...]
+
+# ---------------------------------------------------------------- type syntax
+
+
+@dataclass(frozen=True)
+class NamedTypeRef(Node):
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolTypeRef(Node):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayerTypeRef(Node):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RangeTypeRef(Node):
+    lo: int | str  # an integer, or the name of an integer constant
+    hi: int | str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ArrayTypeRef(Node):
+    index: "TypeRef"
+    elem: "TypeRef"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetTypeRef(Node):
+    elem: "TypeRef"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SeqTypeRef(Node):
+    elem: "TypeRef"
+    capacity: int
+    span: Span = _span()
+
+
+TypeRef = NamedTypeRef | BoolTypeRef | PlayerTypeRef | RangeTypeRef | ArrayTypeRef | SetTypeRef | SeqTypeRef
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class IntLit(Node):
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolLit(Node):
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class StrLit(Node):
+    """A string with `{expr}` interpolations, already split into parts."""
+
+    parts: tuple  # of str and Expr, alternating freely
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    base: "Expr"
+    index: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FieldAccess(Node):
+    base: "Expr"
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class KeywordArg(Node):
+    name: str
+    value: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    func: str
+    args: tuple  # of Expr or KeywordArg
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    op: str  # "not", "-"
+    operand: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Binary(Node):
+    op: str  # and or + - * // % == != < <= > >= in notin
+    left: "Expr"
+    right: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class IfExpr(Node):
+    cond: "Expr"
+    then: "Expr"
+    orelse: "Expr"
+    span: Span = _span()
+
+
+AGGREGATES = ("sum", "count", "all", "any", "min", "max", "argmin", "argmax", "collect")
+
+
+@dataclass(frozen=True)
+class Aggregate(Node):
+    """`kind(var in source where cond: body)` — a fold over a finite collection."""
+
+    kind: str
+    var: str
+    source: "Expr"
+    where: Optional["Expr"]
+    body: Optional["Expr"]
+    span: Span = _span()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.kind not in AGGREGATES:
+            raise ValueError(f"unknown aggregate {self.kind}")
+
+
+@dataclass(frozen=True)
+class SeqLit(Node):
+    items: tuple
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetLit(Node):
+    items: tuple
+    span: Span = _span()
+
+
+Expr = IntLit | BoolLit | StrLit | Name | Index | FieldAccess | Call | Unary | Binary | IfExpr | Aggregate | SeqLit | SetLit
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Assign(Node):
+    target: "Expr"  # Name or Index chain
+    op: str  # "=", "+=", "-="
+    value: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Let(Node):
+    name: str
+    value: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If(Node):
+    branches: tuple  # of (cond Expr, Block)
+    orelse: Optional["Block"]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class For(Node):
+    var: str
+    source: "Expr"
+    body: "Block"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class While(Node):
+    cond: "Expr"
+    body: "Block"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Chance(Node):
+    """A chance node: `var` takes a uniformly random element of `source`."""
+
+    var: str
+    source: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Require(Node):
+    label: str
+    message: str
+    cites: Cites
+    cond: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MoveParam(Node):
+    name: str
+    type: Optional["TypeRef"]  # `c: Cell`
+    source: Optional["Expr"]  # `c in hand[p]`
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Move(Node):
+    name: str
+    params: tuple  # of MoveParam
+    text: Optional[StrLit]
+    cites: Cites
+    requires: tuple  # of Require
+    body: "Block"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Choose(Node):
+    """A decision point: the player `player` picks one of `moves`."""
+
+    player: "Expr"
+    moves: tuple
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Simultaneous(Node):
+    """Every player picks one of `moves` in secret; effects run in seat order."""
+
+    var: str
+    moves: tuple
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class End(Node):
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Say(Node):
+    text: StrLit
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CollectionEdit(Node):
+    """`add x to c`, `remove x from c`, `append x to c`."""
+
+    op: str  # "add", "remove", "append"
+    item: "Expr"
+    target: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Block(Node):
+    stmts: tuple
+    span: Span = _span()
+
+
+Stmt = Assign | Let | If | For | While | Chance | Choose | Simultaneous | End | Say | CollectionEdit
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class GameDecl(Node):
+    name: str
+    title: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayersDecl(Node):
+    lo: int
+    hi: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OptionDecl(Node):
+    name: str
+    type: TypeRef
+    default: "Expr"
+    reason: str
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EnumItem(Node):
+    name: str
+    display: Optional[str]
+    aka: Optional[str]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EnumDecl(Node):
+    name: str
+    items: tuple
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FieldDecl(Node):
+    name: str
+    type: TypeRef
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RecordDecl(Node):
+    name: str
+    fields: tuple
+    shown: Optional[str]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TypeDecl(Node):
+    name: str
+    type: TypeRef
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class GridDecl(Node):
+    name: str
+    rows: int
+    cols: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ConstDecl(Node):
+    name: str
+    type: TypeRef
+    value: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CatalogueDecl(Node):
+    """Components as data: a named list of records; the name is also a type."""
+
+    name: str
+    record: str
+    assumption: Optional[str]  # set when the data is replaceable
+    items: tuple
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class VarDecl(Node):
+    name: str
+    type: TypeRef
+    init: Optional["Expr"]
+    visibility: str  # public, private (owner only), hidden
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Param(Node):
+    name: str
+    type: TypeRef
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DefDecl(Node):
+    name: str
+    params: tuple
+    result: TypeRef
+    body: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FlowDecl(Node):
+    body: Block
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ScoreClause(Node):
+    var: str
+    expr: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TiebreakClause(Node):
+    var: str
+    expr: "Expr"
+    direction: str  # higher / lower wins
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ReturnsClause(Node):
+    var: str
+    expr: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OutcomeDecl(Node):
+    score: ScoreClause
+    tiebreaks: tuple
+    returns: Optional[ReturnsClause]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class InvariantDecl(Node):
+    name: str
+    sentence: str
+    cond: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExampleGiven(Node):
+    target: "Expr"
+    value: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExampleExpect(Node):
+    cond: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ExampleDecl(Node):
+    name: str
+    sentence: str
+    cites: Cites
+    items: tuple
+    span: Span = _span()
+
+
+Decl = (GameDecl | PlayersDecl | OptionDecl | EnumDecl | RecordDecl | TypeDecl | GridDecl | ConstDecl
+        | CatalogueDecl | VarDecl | DefDecl | FlowDecl | OutcomeDecl | InvariantDecl | ExampleDecl)
+
+
+@dataclass(frozen=True)
+class Spec(Node):
+    path: str
+    decls: tuple
+    span: Span = _span()
+
+    def of_kind(self, kind: type) -> list:
+        return [d for d in self.decls if isinstance(d, kind)]
