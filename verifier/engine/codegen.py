@@ -711,6 +711,7 @@ class CodeGen:
         out(0, f"def _draw{info.index}(s, v):")
         out(1, f"s.L_{node.var} = v")
         out(0, f"_draw{info.index}.lo = {_lo(elem)}")
+        out(0, f"_draw{info.index}.var = {node.var!r}")
         out(0, f"_draw{info.index}.show = lambda s, v: {self.show(elem, 'v')}")
 
     def move_scope(self, mi) -> set:

@@ -212,7 +212,7 @@ class GameState:
             if v not in values:
                 raise ValueError(f"{action} is not a chance outcome here")
             if s.logging:
-                s.log.append(f"chance: {d[3].show(s, v)}")
+                s.log.append(f"chance: {d[3].var} = {d[3].show(s, v)}")
             d[3](s, v)
         else:
             if action not in d[2](s, s.cur):

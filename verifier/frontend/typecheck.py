@@ -425,6 +425,10 @@ class TypeChecker:
             self.allow_state = False
             vt = self.infer(d.init, t)
             if isinstance(t, ArrayT) and vt is not None and not assignable(t, vt):
+                inner = t
+                while isinstance(inner, ArrayT):
+                    inner = inner.elem
+                vt = self.infer(d.init, inner)  # a scalar initial value: type it as the element
                 # a scalar initial value fills every element
                 inner = t
                 while isinstance(inner, ArrayT) and vt is not None and not assignable(inner, vt):
@@ -1020,6 +1024,8 @@ class TypeChecker:
         return IntT(lo, hi) if isinstance(body_t, IntT) else body_t
 
     def expr_SeqLit(self, e, expected):
+        if isinstance(expected, ArrayT):
+            return self.array_literal(e, expected)
         et = expected.elem if isinstance(expected, SeqT) else None
         if not e.items:
             return EmptyT() if expected is None else expected
@@ -1036,6 +1042,19 @@ class TypeChecker:
         if len(e.items) > cap:
             self.err(e.span, f"{len(e.items)} items do not fit in {expected}", code="range")
         return SeqT(elem, cap)
+
+    def array_literal(self, e, expected: ArrayT) -> Type:
+        """`[a, b, ...]` written where an array is expected: one item per index."""
+        n = self.size_of(expected.index)
+        if isinstance(expected.index, PlayerT):
+            if not self.min_players <= len(e.items) <= self.max_players:
+                self.err(e.span, f"an array over players has {self.min_players}..{self.max_players} items, "
+                         f"not {len(e.items)}", code="range")
+        elif len(e.items) != n:
+            self.err(e.span, f"{expected} has {n} items, this list has {len(e.items)}", code="range")
+        for item in e.items:
+            self.check_assignable(expected.elem, self.infer(item, expected.elem), item)
+        return expected
 
     def expr_SetLit(self, e, expected):
         et = expected.elem if isinstance(expected, SetT) else None

@@ -202,8 +202,10 @@ def assignable(target: Type, value: Type) -> bool:
     if isinstance(value, EmptyT):
         return isinstance(target, (SetT, SeqT))
     if isinstance(target, SetT) and isinstance(value, SetT):
-        return assignable(target.elem, value.elem) and (
-            is_int_like(target.elem) == is_int_like(value.elem))
+        # a set is a bitmask over its domain's index: the domains must start alike
+        if isinstance(target.elem, IntT) and isinstance(value.elem, IntT):
+            return target.elem.lo == value.elem.lo
+        return target.elem == value.elem
     if isinstance(target, SeqT) and isinstance(value, SeqT):
         return assignable(target.elem, value.elem)
     if isinstance(target, ArrayT) and isinstance(value, ArrayT):
