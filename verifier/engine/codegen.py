@@ -208,6 +208,12 @@ class CodeGen:
             return "(" + SET_OPS[op].format(left, right) + ")"
         return f"({left} {INT_OPS[op]} {right})"
 
+    def x_RangeExpr(self, e):
+        lo, hi = e.lo, e.hi
+        if isinstance(lo, N.IntLit) and isinstance(hi, N.IntLit):
+            return f"DOM_{lo.value}_{max(0, hi.value - lo.value + 1)}".replace("-", "m")
+        return f"list(range({self.expr(lo)}, ({self.expr(hi)}) + 1))"
+
     def x_IfExpr(self, e):
         return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.orelse)})"
 

@@ -374,6 +374,9 @@ class Lowerer:
     def lower_not_member(self, t):
         return N.Binary("notin", self.lower(t.children[0]), self.lower(t.children[1]), span=self.span(t))
 
+    def lower_range_expr(self, t):
+        return N.RangeExpr(self.lower(t.children[0]), self.lower(t.children[1]), span=self.span(t))
+
     def lower_arith(self, t):
         a, op, b = t.children
         return N.Binary(self.lower(op), self.lower(a), self.lower(b), span=self.span(t))

@@ -951,6 +951,19 @@ class TypeChecker:
             return None
         return interval(op, int_bounds(lt, self.max_players), int_bounds(rt, self.max_players))
 
+    def expr_RangeExpr(self, e, expected):
+        lt, ht = self.infer(e.lo), self.infer(e.hi)
+        if lt is None or ht is None:
+            return None
+        if not (is_int_like(lt) and is_int_like(ht)):
+            self.err(e.span, f"a range runs between two numbers, not {lt} and {ht}")
+            return None
+        (llo, lhi), (hlo, hhi) = int_bounds(lt, self.max_players), int_bounds(ht, self.max_players)
+        if hhi < llo:
+            self.err(e.span, f"this range is always empty ({llo}..{hhi} at most)", code="range")
+            return None
+        return SeqT(IntT(llo, max(hhi, llo)), max(1, hhi - llo + 1))
+
     def expr_IfExpr(self, e, expected):
         self.expect_bool(e.cond)
         a = self.infer(e.then, expected)

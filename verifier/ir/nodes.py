@@ -169,6 +169,15 @@ class Binary(Node):
 
 
 @dataclass(frozen=True)
+class RangeExpr(Node):
+    """`lo..hi`: the integers from lo to hi inclusive, in order (empty if hi < lo)."""
+
+    lo: "Expr"
+    hi: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class IfExpr(Node):
     cond: "Expr"
     then: "Expr"
@@ -208,7 +217,8 @@ class SetLit(Node):
     span: Span = _span()
 
 
-Expr = IntLit | BoolLit | StrLit | Name | Index | FieldAccess | Call | Unary | Binary | IfExpr | Aggregate | SeqLit | SetLit
+Expr = (IntLit | BoolLit | StrLit | Name | Index | FieldAccess | Call | Unary | Binary | RangeExpr | IfExpr | Aggregate
+        | SeqLit | SetLit)
 
 # ---------------------------------------------------------------- statements
 

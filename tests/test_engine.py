@@ -1,0 +1,220 @@
+"""The generated engine and its runtime: determinism, clone, JSON, visibility, errors."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from verifier.engine import play
+from verifier.engine.lib import RuleError
+from verifier.engine.runtime import CHANCE, SIMULTANEOUS, Game, GameState
+
+from helpers import EXAMPLES, engine_for, engine_from_text, game
+
+TTT = EXAMPLES / "tictactoe.rules"
+GOOF = EXAMPLES / "goofspiel.rules"
+
+
+def random_game(g: Game, seed: int, steps: int | None = None) -> GameState:
+    rng = random.Random(seed)
+    state = g.new_initial_state()
+    while not state.is_terminal() and (steps is None or len(state.history) < steps):
+        play.random_step(state, rng)
+    return state
+
+
+def test_seeded_play_is_deterministic():
+    g = game(GOOF, 3)
+    a = play.play_one(g, 11, 1000, log=True)
+    b = play.play_one(g, 11, 1000, log=True)
+    assert a == b
+    c = play.play_one(g, 12, 1000, log=True)
+    assert c["history"] != a["history"]
+
+
+@given(st.integers(0, 10_000), st.integers(0, 9))
+def test_clone_is_independent(seed, steps):
+    g = game(GOOF, 2)
+    state = random_game(g, seed, steps)
+    before = (str(state), list(state.history))
+    copy = state.clone()
+    if not copy.is_terminal():
+        play.random_step(copy, random.Random(seed))
+        assert copy.history != state.history
+    assert (str(state), state.history) == before
+
+
+@given(st.integers(0, 10_000), st.integers(0, 10))
+def test_json_round_trip(seed, steps):
+    g = game(GOOF, 3)
+    state = random_game(g, seed, steps)
+    back = GameState.from_json(g.engine, state.to_json())
+    assert str(back) == str(state)
+    assert back.history == state.history
+    assert back.is_terminal() == state.is_terminal()
+    if not state.is_terminal() and not state.is_simultaneous_node():
+        assert back.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{", "not JSON"),
+    ("[]", "JSON object"),
+    ('{"players": 2, "history": [99]}', "history step 0"),
+    ('{"players": 7, "history": []}', "players"),
+    ('{"game": "chess", "players": 2, "history": []}', "chess"),
+    ('{"players": 2, "history": ["x"]}', "history step 0"),
+])
+def test_bad_state_files_are_rejected(text, message):
+    eng = engine_for(TTT)
+    with pytest.raises(Exception) as info:
+        GameState.from_json(eng, text)
+    assert message in str(info.value)
+
+
+def test_chance_probabilities_sum_to_one():
+    state = game(GOOF, 2).new_initial_state()
+    assert state.current_player() == CHANCE
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 5
+    assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-12
+
+
+def test_simultaneous_node_takes_one_action_per_player():
+    state = game(GOOF, 3).new_initial_state()
+    state.apply_action(state.chance_outcomes()[0][0])
+    assert state.current_player() == SIMULTANEOUS
+    legal = [state.legal_actions(p) for p in range(3)]
+    assert all(len(a) == 5 for a in legal)
+    with pytest.raises(ValueError):
+        state.apply_actions([legal[0][0]])
+    with pytest.raises(ValueError):
+        state.apply_action(legal[0][0])
+    state.apply_actions([a[0] for a in legal])
+    assert state.current_player() == CHANCE
+
+
+def test_observation_shows_own_private_state_only():
+    state = game(GOOF, 2).new_initial_state()
+    state.apply_action(state.chance_outcomes()[0][0])
+    state.apply_actions([state.legal_actions(0)[4], state.legal_actions(1)[0]])
+    mine, theirs = state.observation_string(0), state.observation_string(1)
+    assert "hand (yours): {1, 2, 3, 4}" in mine
+    assert "hand (yours): {2, 3, 4, 5}" in theirs
+    assert "prizes" not in mine and "bid:" not in mine  # hidden from everyone
+    assert "won:" in mine  # public
+
+
+def test_why_illegal_names_the_requirement():
+    state = game(TTT).new_initial_state()
+    state.apply_action(4)
+    assert state.why_illegal(1, 4) == [("empty_cell", "the cell must be empty", ())]
+    assert state.why_illegal(1, 0) == []
+    assert state.why_illegal(0, 0)[0][0] == "not_your_turn"
+
+
+def test_string_to_action_parses_action_strings():
+    state = game(TTT).new_initial_state()
+    assert state.string_to_action(0, "x(1,1)") == 4
+    with pytest.raises(ValueError):
+        state.string_to_action(0, "x(9,9)")
+
+
+DEADLOCK = """
+game stuck "Stuck"
+players 2
+var taken: set of 1..3 = {}
+flow {
+  for round in 1..4 {
+    choose 0 {
+      move take(v: 1..3) require fresh "not taken yet": v not in taken { add v to taken }
+    }
+  }
+}
+outcome { score p: 0 }
+"""
+
+
+def test_a_deadlock_is_reported_not_crashed():
+    g = Game(engine_from_text(DEADLOCK), 2)
+    with pytest.raises(RuleError, match="deadlock"):
+        random_game(g, 0)
+
+
+OVERFLOW = """
+game overflow "Overflow"
+players 1
+var total: 0..5 = 0
+flow {
+  for round in 1..3 {
+    choose 0 { move add_two() { total += 2 } }
+  }
+}
+outcome { score p: total }
+"""
+
+
+def test_a_value_leaving_its_range_is_a_rule_error():
+    g = Game(engine_from_text(OVERFLOW), 1)
+    with pytest.raises(RuleError, match=r"outside 0\.\.5"):
+        random_game(g, 0)
+
+
+class GoofspielMachine(RuleBasedStateMachine):
+    """Plays random legal moves and checks every spec invariant after each."""
+
+    spec_text = GOOF.read_text()
+
+    @initialize(players=st.integers(2, 4))
+    def start(self, players):
+        self.state = Game(engine_from_text(self.spec_text, str(GOOF)), players).new_initial_state()
+
+    @rule(data=st.data())
+    def step(self, data):
+        s = self.state
+        if s.is_terminal():
+            return
+        if s.is_chance_node():
+            s.apply_action(data.draw(st.sampled_from([a for a, _ in s.chance_outcomes()])))
+        elif s.is_simultaneous_node():
+            s.apply_actions([data.draw(st.sampled_from(s.legal_actions(p))) for p in range(s.num_players())])
+        else:
+            s.apply_action(data.draw(st.sampled_from(s.legal_actions())))
+
+    @invariant()
+    def spec_invariants_hold(self):
+        if hasattr(self, "state"):
+            assert self.state.check_invariants() == []
+
+
+TestGoofspielInvariants = GoofspielMachine.TestCase
+
+
+def test_invariant_checking_catches_a_planted_bug():
+    # Planted bug: a bid no longer leaves the hand, so hands stop shrinking.
+    buggy = GOOF.read_text().replace("remove v from hand[p]\n", "")
+    assert buggy != GOOF.read_text()
+    g = Game(engine_from_text(buggy, "buggy.rules"), 2)
+    rng = random.Random(0)
+    state = g.new_initial_state()
+    failures = []
+    while not state.is_terminal() and not failures:
+        play.random_step(state, rng)
+        failures = state.check_invariants()
+    assert failures and failures[0][0] == "hands_shrink"
+
+
+def test_returns_for_tictactoe_are_win_loss():
+    g = game(TTT)
+    seen = set()
+    for seed in range(200):
+        seen.add(tuple(random_game(g, seed).returns()))
+    assert seen == {(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)}
+
+
+def test_report_json_is_serialisable():
+    report = play.play_one(game(GOOF, 2), 1, 100, log=True)
+    json.dumps(report)
+    assert report["ended"] and len(report["scores"]) == 2
