@@ -750,6 +750,9 @@ class CodeGen:
         out(1, '"""Labels of the requirements this move breaks, in order (empty when legal)."""')
         out(1, "failed = []")
         for i, p in enumerate(mv.params):
+            if isinstance(mi.param_types[i], PlayerT):
+                out(1, f"if not 0 <= v_{p.name} < s.n:")
+                out(2, f"return [({('player_' + p.name)!r}, 'there is no such player', ())]")
             if p.source is not None:
                 out(1, f"if not ({self.member_test(p, i, mi)}):")
                 out(2, f"failed.append(({('from_' + p.name)!r}, 'the {p.name} must be one of the listed choices', ()))")

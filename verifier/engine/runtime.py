@@ -215,8 +215,7 @@ class GameState:
                 s.log.append(f"chance: {d[3].var} = {d[3].show(s, v)}")
             d[3](s, v)
         else:
-            if action not in d[2](s, s.cur):
-                raise ValueError(f"action {action} is not legal here")
+            self._check_legal(s.cur, action)
             if s.logging:
                 s.log.append(f"{self.m.__dict__['L'].show_player(s.cur)}: {self.action_to_string(s.cur, action)}")
             self._run_move(s.cur, action)
@@ -231,8 +230,7 @@ class GameState:
         if len(actions) != s.n:
             raise ValueError(f"expected {s.n} actions, got {len(actions)}")
         for p, a in enumerate(actions):
-            if a not in d[2](s, p):
-                raise ValueError(f"action {a} is not legal for player {p}")
+            self._check_legal(p, a)
         if s.logging:
             show = self.m.__dict__["L"].show_player
             s.log.append("reveal: " + "; ".join(f"{show(p)} {self.action_to_string(p, a)}"
@@ -241,6 +239,18 @@ class GameState:
             self._run_move(p, a)
         self.history.append(list(actions))
         self._advance(d[1])
+
+    def _check_legal(self, player: int, action: int) -> None:
+        """Legal means: a move of this decision point whose requirements all hold."""
+        if not isinstance(action, int) or not 0 <= action < self.m.NUM_ACTIONS:
+            raise ValueError(f"{action!r} is not an action id of this game")
+        mv, values = self._decode(action)
+        if mv[7] != self.s.pc:
+            raise ValueError(f"action {action} ({mv[0]}) is not a move at this point of the game")
+        broken = mv[6](self.s, player, *values)
+        if broken:
+            raise ValueError(f"action {action} is not legal for P{player + 1}: " +
+                             "; ".join(f"{label} ({msg})" if msg else label for label, msg, _ in broken))
 
     def _decode(self, action: int):
         for mv in self.m.MOVES:
