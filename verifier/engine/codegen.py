@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 
+from . import lib
+from .gen_moves import MoveGen
+from .gen_static import StaticGen
 from ..frontend.builtins import PY_BUILTINS
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
@@ -21,6 +24,8 @@ CMP_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 INT_OPS = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
 SET_OPS = {"+": "({0}) | ({1})", "-": "({0}) & ~({1})"}
 HALT = -1
+INLINE_DEPTH = 4        # jump threading: how many segments deep
+INLINE_MAX_LINES = 30   # ... and how large a segment may be to be copied
 
 
 def _lo(t: Type) -> int:
@@ -44,7 +49,7 @@ class Segment:
         self.closed = False
 
 
-class CodeGen:
+class CodeGen(StaticGen, MoveGen):
     def __init__(self, program: Program):
         self.p = program
         self.segments: list[Segment] = []
@@ -52,7 +57,18 @@ class CodeGen:
         self.locals_stack: list[set] = [set()]
         self.flow_var_names = set(program.flow_locals)
         self.loop_snapshots: list[str] = []
-        self.where_cache: dict = {}
+        self.init_static({})
+        self.init_static(self.eval_constants())
+
+    def eval_constants(self) -> dict:
+        """Run the constant tables once, so later code can unroll over their values."""
+        tmp = Emitter()
+        self.gen_tables(tmp)
+        code = "\n".join(tmp.lines)
+        namespace: dict = {"L": lib}
+        namespace.update(domain_tables(code))
+        exec(compile(code, "<constants>", "exec"), namespace)  # our own generated code
+        return {name: namespace["C_" + name] for name in self.p.consts}
 
     # ----------------------------------------------------------------- names
     def where(self, node) -> str:
@@ -104,9 +120,6 @@ class CodeGen:
             return "(False, True)"
         return f"DOM_{_lo(t)}_{t.size(self.p.max_players)}".replace("-", "m")
 
-    def domain_tables(self) -> list[str]:
-        """Every fixed domain the module iterates, built once at import."""
-        return sorted(set(re.findall(r"DOM_m?\d+_\d+", "\n".join(self.all_lines))))
 
     # ----------------------------------------------------------------- expressions
     def expr(self, e) -> str:
@@ -131,6 +144,9 @@ class CodeGen:
         return "(" + " + ".join(parts) + ")" if parts else "''"
 
     def x_Name(self, e):
+        found, value = self.bound_constant(e.name)
+        if found:
+            return repr(value)
         t = self.p.types.get(id(e))
         if e.name in ("winners",) and not self.is_python_local(e.name):
             return "_winners(s)"
@@ -218,6 +234,9 @@ class CodeGen:
         return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.orelse)})"
 
     def x_Aggregate(self, e):
+        unrolled = self.unrolled_aggregate(e)
+        if unrolled is not None:
+            return unrolled
         self.locals_stack.append({e.var})
         src = self.iter_code(e.source)
         cond = f" if {self.expr(e.where)}" if e.where is not None else ""
@@ -444,7 +463,10 @@ class CodeGen:
             info = self.p.decision_of(st)
             seg.out(ind, f"s.pc = {info.index}")
             if isinstance(st, N.Choose):
-                seg.out(ind, f"s.cur = L.check_range({self.expr(st.player)}, 0, s.n - 1, {self.where(st.player)})")
+                who = self.expr(st.player)
+                if not isinstance(self.T(st.player), PlayerT):  # a Player value is in range already
+                    who = f"L.check_range({who}, 0, s.n - 1, {self.where(st.player)})"
+                seg.out(ind, f"s.cur = {who}")
             elif isinstance(st, N.Simultaneous):
                 seg.out(ind, "s.cur = -2")
             else:
@@ -524,11 +546,8 @@ class CodeGen:
         self.gen_observation(out)
         self.gen_invariants(out)
         self.gen_examples(out)
-        self.all_lines = out.lines
-        tables = []
-        for name in self.domain_tables():
-            lo, size = name[4:].replace("m", "-").split("_")
-            tables.append(f"{name} = tuple(range({lo}, {int(lo) + int(size)}))")
+        tables = [f"{name} = tuple(range({v[0]}, {v[-1] + 1 if v else v}))" if v else f"{name} = ()"
+                  for name, v in sorted(domain_tables("\n".join(out.lines)).items())]
         at = out.lines.index("OPTIONS_END_MARKER")
         out.lines[at:at + 1] = tables
         return "\n".join(out.lines) + "\n"
@@ -661,151 +680,39 @@ class CodeGen:
             end.closed = ind == 1
         self.in_flow_code = False
 
+    def segment_lines(self, seg: Segment) -> list[str]:
+        lines = list(seg.out.lines)
+        if not seg.closed:
+            lines += ["    s.pc = -1", f"    return {HALT}"]
+        return lines
+
+    def threaded_lines(self, index: int, chain: frozenset, depth: int) -> list[str]:
+        """A segment's code with jumps to small segments replaced by their code.
+
+        Saves a Python call per jump on the hot path (typically: effects, then
+        a loop head, then the next decision point).  Loops stay jumps: a
+        segment is never inlined into itself.
+        """
+        out = []
+        for line in self.segment_lines(self.segments[index]):
+            m = re.fullmatch(r"( +)return (\d+)", line)
+            if m and depth < INLINE_DEPTH:
+                k = int(m.group(2))
+                if k not in chain and len(self.segments[k].out.lines) <= INLINE_MAX_LINES:
+                    pad = " " * (len(m.group(1)) - 4)
+                    out += [pad + x for x in self.threaded_lines(k, chain | {k}, depth + 1)]
+                    continue
+            out.append(line)
+        return out
+
     def gen_flow(self, out: Emitter) -> None:
         for seg in self.segments:
             out(0, "")
             out(0, "")
             out(0, f"def _g{seg.index}(s):")
-            if not seg.out.lines:
-                out(1, "pass")
-            out.lines.extend(seg.out.lines)
-            if not seg.closed:
-                out(1, "s.pc = -1")
-                out(1, f"return {HALT}")
+            out.lines.extend(self.threaded_lines(seg.index, frozenset({seg.index}), 0))
         out(0, "")
         out(0, f"SEGMENTS = ({', '.join(f'_g{s.index}' for s in self.segments)},)")
-
-    def gen_decisions(self, out: Emitter) -> None:
-        table = []
-        for info in self.p.decisions:
-            cont = self.decision_cont[info.index]
-            node = info.node
-            if isinstance(node, N.Chance):
-                self.gen_chance(out, info)
-                table.append(f"('chance', {cont}, _outcomes{info.index}, _draw{info.index}, {self.where(node)})")
-                continue
-            kind = "choose" if isinstance(node, N.Choose) else "simultaneous"
-            for mi in info.moves:
-                self.gen_move(out, mi)
-            self.gen_legal(out, info)
-            moves = ", ".join(str(m.index) for m in info.moves)
-            table.append(f"({kind!r}, {cont}, _legal{info.index}, ({moves},), {self.where(node)})")
-        out(0, "")
-        out(0, "DECISIONS = (" + "".join(f"\n    {t}," for t in table) + "\n)")
-        moves = []
-        for mi in self.p.moves:
-            sizes = [self.param_size(t) for t in mi.param_types]
-            los = [_lo(t) for t in mi.param_types]
-            moves.append(f"({mi.move.name!r}, {mi.offset}, {sizes!r}, {los!r}, _apply_m{mi.index}, "
-                         f"_text_m{mi.index}, _why_m{mi.index}, {mi.decision})")
-        out(0, "MOVES = (" + "".join(f"\n    {m}," for m in moves) + "\n)")
-
-    def param_size(self, t: Type) -> int:
-        return t.size(self.p.max_players)
-
-    def gen_chance(self, out: Emitter, info) -> None:
-        node = info.node
-        et = self.T(node.source)
-        elem = et.elem
-        out(0, "")
-        out(0, "")
-        out(0, f"def _outcomes{info.index}(s):")
-        src = self.iter_code(node.source)
-        out(1, f"return L.unique({src})" if isinstance(et, SeqT) else f"return list({src})")
-        out(0, "")
-        out(0, "")
-        out(0, f"def _draw{info.index}(s, v):")
-        out(1, f"s.L_{node.var} = v")
-        out(0, f"_draw{info.index}.lo = {_lo(elem)}")
-        out(0, f"_draw{info.index}.var = {node.var!r}")
-        out(0, f"_draw{info.index}.show = lambda s, v: {self.show(elem, 'v')}")
-
-    def move_scope(self, mi) -> set:
-        names = {p.name for p in mi.move.params}
-        if mi.player_var:
-            names.add(mi.player_var)
-        return names
-
-    def gen_move(self, out: Emitter, mi) -> None:
-        mv = mi.move
-        args = "".join(f", v_{p.name}" for p in mv.params)
-        player = f"v_{mi.player_var}" if mi.player_var else "_P"
-        self.locals_stack.append(self.move_scope(mi))
-        out(0, "")
-        out(0, "")
-        out(0, f"def _apply_m{mi.index}(s, {player}{args}):")
-        self.block(mv.body.stmts, out, 1)
-        out(0, "")
-        out(0, "")
-        out(0, f"def _text_m{mi.index}(s, {player}{args}):")
-        if mv.text is not None:
-            out(1, f"return {self.expr(mv.text)}")
-        else:
-            shown = [self.show(mi.param_types[i], f"v_{p.name}") for i, p in enumerate(mv.params)]
-            inner = " + ', ' + ".join(shown) if shown else "''"
-            out(1, f"return {mv.name!r} + '(' + {inner} + ')'" if shown else f"return {mv.name!r}")
-        out(0, "")
-        out(0, "")
-        out(0, f"def _why_m{mi.index}(s, {player}{args}):")
-        out(1, '"""Labels of the requirements this move breaks, in order (empty when legal)."""')
-        out(1, "failed = []")
-        for i, p in enumerate(mv.params):
-            if isinstance(mi.param_types[i], PlayerT):
-                out(1, f"if not 0 <= v_{p.name} < s.n:")
-                out(2, f"return [({('player_' + p.name)!r}, 'there is no such player', ())]")
-            if p.source is not None:
-                out(1, f"if not ({self.member_test(p, i, mi)}):")
-                out(2, f"failed.append(({('from_' + p.name)!r}, 'the {p.name} must be one of the listed choices', ()))")
-                out(2, "return failed")
-        for req in mv.requires:
-            out(1, f"if not {self.expr(req.cond)}:")
-            out(2, f"failed.append(({req.label!r}, {req.message!r}, {req.cites!r}))")
-        out(1, "return failed")
-        self.locals_stack.pop()
-
-    def member_test(self, p, i, mi) -> str:
-        ct = self.T(p.source)
-        src = self.expr(p.source)
-        if isinstance(ct, SetT):
-            return f"(({src}) >> (v_{p.name} - {_lo(ct.elem)})) & 1"
-        return f"v_{p.name} in {src}"
-
-    def gen_legal(self, out: Emitter, info) -> None:
-        player_var = info.moves[0].player_var if info.moves else None
-        out(0, "")
-        out(0, "")
-        out(0, f"def _legal{info.index}(s, {'v_' + player_var if player_var else '_P'}):")
-        out(1, "r = []")
-        for mi in info.moves:
-            self.locals_stack.append(self.move_scope(mi))
-            ind = 1
-            strides = []
-            stride = 1
-            for t in reversed(mi.param_types):
-                strides.insert(0, stride)
-                stride *= self.param_size(t)
-            for i, p in enumerate(mi.move.params):
-                t = mi.param_types[i]
-                if p.source is not None:
-                    src = self.iter_code(p.source)
-                    src = f"L.unique({src})" if isinstance(self.T(p.source), (SeqT, ArrayT)) else src
-                else:
-                    src = self.domain_values(t)
-                out(ind, f"for v_{p.name} in {src}:")
-                ind += 1
-            conds = [self.expr(r.cond) for r in mi.move.requires]
-            if conds:
-                out(ind, "if " + " and ".join(conds) + ":")
-                ind += 1
-            terms = [str(mi.offset)] + [
-                (f"(v_{p.name} - {_lo(mi.param_types[i])})" if _lo(mi.param_types[i]) else f"v_{p.name}")
-                + (f" * {strides[i]}" if strides[i] != 1 else "")
-                for i, p in enumerate(mi.move.params)]
-            out(ind, f"r.append({' + '.join(terms)})")
-            self.locals_stack.pop()
-        if len(info.moves) > 1:
-            out(1, "r.sort()")
-        out(1, "return r")
 
     def gen_outcome(self, out: Emitter) -> None:
         o = self.p.outcome
@@ -902,6 +809,15 @@ class CodeGen:
             entries.append(f"({ex.name!r}, {ex.sentence!r}, {players}, _ex{i}, {self.where(ex)})")
         out(0, "")
         out(0, "EXAMPLES = (" + "".join(f"\n    {e}," for e in entries) + "\n)")
+
+
+def domain_tables(code: str) -> dict:
+    """Every fixed domain `DOM_<lo>_<size>` that code mentions, as a tuple of its values."""
+    out = {}
+    for name in set(re.findall(r"DOM_m?\d+_\d+", code)):
+        lo, size = name[4:].replace("m", "-").split("_")
+        out[name] = tuple(range(int(lo), int(lo) + int(size)))
+    return out
 
 
 def generate(program: Program) -> str:

@@ -15,6 +15,16 @@ class RuleError(Exception):
         self.plain = message
 
 
+class IllegalMove(ValueError):
+    """An action whose move is not legal now; carries the broken requirements."""
+
+    def __init__(self, action: int, broken: list):
+        self.action = action
+        self.broken = broken
+        reasons = "; ".join(f"{label} ({msg})" if msg else label for label, msg, _ in broken)
+        super().__init__(f"action {action} is not legal: {reasons}")
+
+
 def bits(mask: int, lo: int):
     """Values in a set bitmask, in ascending order."""
     i = lo

@@ -15,7 +15,7 @@ from fractions import Fraction
 from ..diagnostics import SpecError, Span, error
 from ..frontend.typecheck import Program
 from .codegen import generate
-from .lib import RuleError
+from .lib import RuleError, show_player
 
 CHANCE = -1
 SIMULTANEOUS = -2
@@ -162,6 +162,14 @@ class GameState:
         s = self.s
         if s.pc < 0:
             return []
+        cur = s.cur
+        if cur >= 0 and (player is None or player == cur):  # the hot path: one player to move
+            try:
+                return self.m.DECISIONS[s.pc][2](s, cur)
+            except RuleError:
+                raise
+            except Exception as exc:
+                raise RuleError(f"{type(exc).__name__}: {exc}", self.m.DECISIONS[s.pc][4]) from exc
         d = self.m.DECISIONS[s.pc]
         if d[0] == "chance":
             if player is not None and player != CHANCE:
@@ -202,6 +210,18 @@ class GameState:
         if s.pc < 0:
             raise ValueError("the game is over")
         d = self.m.DECISIONS[s.pc]
+        if d[0] == "choose":  # the hot path: one generated call runs the whole move
+            if s.logging:
+                self._check_legal(s.cur, action)
+                s.log.append(f"{show_player(s.cur)}: {self.action_to_string(s.cur, action)}")
+            try:
+                d[5](s, s.cur, action)
+            except (RuleError, ValueError):
+                raise
+            except Exception as exc:
+                raise RuleError(f"{type(exc).__name__}: {exc}") from exc
+            self.history.append(int(action))
+            return
         if d[0] == "simultaneous":
             if self.s.n == 1:
                 return self.apply_actions([action])
@@ -214,12 +234,7 @@ class GameState:
             if s.logging:
                 s.log.append(f"chance: {d[3].var} = {d[3].show(s, v)}")
             d[3](s, v)
-        else:
-            self._check_legal(s.cur, action)
-            if s.logging:
-                s.log.append(f"{self.m.__dict__['L'].show_player(s.cur)}: {self.action_to_string(s.cur, action)}")
-            self._run_move(s.cur, action)
-        self.history.append(action)
+        self.history.append(int(action))
         self._advance(d[1])
 
     def apply_actions(self, actions: list[int]) -> None:
@@ -232,12 +247,11 @@ class GameState:
         for p, a in enumerate(actions):
             self._check_legal(p, a)
         if s.logging:
-            show = self.m.__dict__["L"].show_player
-            s.log.append("reveal: " + "; ".join(f"{show(p)} {self.action_to_string(p, a)}"
+            s.log.append("reveal: " + "; ".join(f"{show_player(p)} {self.action_to_string(p, a)}"
                                                 for p, a in enumerate(actions)))
         for p, a in enumerate(actions):  # secret choices take effect in seat order
             self._run_move(p, a)
-        self.history.append(list(actions))
+        self.history.append([int(a) for a in actions])
         self._advance(d[1])
 
     def _check_legal(self, player: int, action: int) -> None:

@@ -1,0 +1,236 @@
+"""Code generation for decision points: legal actions, steps, move texts, explanations.
+
+For each decision point the engine gets:
+
+- `_legal<D>(s, P)`: the legal action ids, ascending, built by comprehensions;
+- `_step<D>(s, P, a)` (one-player decisions): decode `a`, check the move's
+  requirements, run its effects, then run the flow to the next decision point —
+  the whole move in one call, the hot path of every playout;
+- `_draw<D>` and `_outcomes<D>` (chance);
+- per move `_apply_m<k>` (effects), `_text_m<k>` (display) and `_why_m<k>`
+  (the labels of broken requirements, used to explain an illegal move).
+
+Action ids: a move's parameters in mixed radix over their domains, after the
+move's offset; the first parameter is the most significant digit.
+"""
+from __future__ import annotations
+
+from ..ir import nodes as N
+from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type
+
+
+def _lo(t: Type) -> int:
+    return getattr(t, "lo", 0) or 0
+
+
+class MoveGen:
+    """Mixin of CodeGen: expects `expr`, `iter_code`, `show`, `block`, `where`, `T`."""
+
+    def move_scope(self, mi) -> set:
+        names = {p.name for p in mi.move.params}
+        if mi.player_var:
+            names.add(mi.player_var)
+        return names
+
+    def param_size(self, t: Type) -> int:
+        return t.size(self.p.max_players)
+
+    def strides(self, mi) -> list[int]:
+        out, stride = [], 1
+        for t in reversed(mi.param_types):
+            out.insert(0, stride)
+            stride *= self.param_size(t)
+        return out
+
+    def player_arg(self, mi) -> str:
+        return f"v_{mi.player_var}" if mi.player_var else "_P"
+
+    # ------------------------------------------------------------ table
+    def gen_decisions(self, out) -> None:
+        table = []
+        for info in self.p.decisions:
+            cont = self.decision_cont[info.index]
+            node = info.node
+            if isinstance(node, N.Chance):
+                self.gen_chance(out, info, cont)
+                table.append(f"('chance', {cont}, _outcomes{info.index}, _draw{info.index}, {self.where(node)}, None)")
+                continue
+            kind = "choose" if isinstance(node, N.Choose) else "simultaneous"
+            for mi in info.moves:
+                self.gen_move(out, mi)
+            self.gen_legal(out, info)
+            step = "None"
+            if kind == "choose":
+                self.gen_step(out, info, cont)
+                step = f"_step{info.index}"
+            moves = ", ".join(str(m.index) for m in info.moves)
+            table.append(f"({kind!r}, {cont}, _legal{info.index}, ({moves},), {self.where(node)}, {step})")
+        out(0, "")
+        out(0, "DECISIONS = (" + "".join(f"\n    {t}," for t in table) + "\n)")
+        moves = []
+        for mi in self.p.moves:
+            sizes = [self.param_size(t) for t in mi.param_types]
+            los = [_lo(t) for t in mi.param_types]
+            moves.append(f"({mi.move.name!r}, {mi.offset}, {sizes!r}, {los!r}, _apply_m{mi.index}, "
+                         f"_text_m{mi.index}, _why_m{mi.index}, {mi.decision})")
+        out(0, "MOVES = (" + "".join(f"\n    {m}," for m in moves) + "\n)")
+
+    # ------------------------------------------------------------ chance
+    def gen_chance(self, out, info, cont: int) -> None:
+        node = info.node
+        et = self.T(node.source)
+        elem = et.elem
+        out(0, "")
+        out(0, "")
+        out(0, f"def _outcomes{info.index}(s):")
+        src = self.iter_code(node.source)
+        out(1, f"return L.unique({src})" if isinstance(et, SeqT) else f"return list({src})")
+        out(0, "")
+        out(0, "")
+        out(0, f"def _draw{info.index}(s, v):")
+        out(1, f"s.L_{node.var} = v")
+        out(0, f"_draw{info.index}.lo = {_lo(elem)}")
+        out(0, f"_draw{info.index}.var = {node.var!r}")
+        out(0, f"_draw{info.index}.show = lambda s, v: {self.show(elem, 'v')}")
+
+    # ------------------------------------------------------------ one move
+    def gen_move(self, out, mi) -> None:
+        mv = mi.move
+        args = "".join(f", v_{p.name}" for p in mv.params)
+        player = self.player_arg(mi)
+        self.locals_stack.append(self.move_scope(mi))
+        out(0, "")
+        out(0, "")
+        out(0, f"def _apply_m{mi.index}(s, {player}{args}):")
+        self.block(mv.body.stmts, out, 1)
+        out(0, "")
+        out(0, "")
+        out(0, f"def _text_m{mi.index}(s, {player}{args}):")
+        if mv.text is not None:
+            out(1, f"return {self.expr(mv.text)}")
+        elif mv.params:
+            shown = [self.show(mi.param_types[i], f"v_{p.name}") for i, p in enumerate(mv.params)]
+            out(1, f"return {mv.name!r} + '(' + " + " + ', ' + ".join(shown) + " + ')'")
+        else:
+            out(1, f"return {mv.name!r}")
+        out(0, "")
+        out(0, "")
+        out(0, f"def _why_m{mi.index}(s, {player}{args}):")
+        out(1, '"""Labels of the requirements this move breaks, in order (empty when legal)."""')
+        out(1, "failed = []")
+        for i, p in enumerate(mv.params):
+            if isinstance(mi.param_types[i], PlayerT):
+                out(1, f"if not 0 <= v_{p.name} < s.n:")
+                out(2, f"return [({('player_' + p.name)!r}, 'there is no such player', ())]")
+            if p.source is not None:
+                out(1, f"if not ({self.member_test(p)}):")
+                out(2, f"return [({('from_' + p.name)!r}, 'the {p.name} must be one of the listed choices', ())]")
+        for req in mv.requires:
+            out(1, f"if not {self.expr(req.cond)}:")
+            out(2, f"failed.append(({req.label!r}, {req.message!r}, {req.cites!r}))")
+        out(1, "return failed")
+        self.locals_stack.pop()
+
+    def member_test(self, p) -> str:
+        ct = self.T(p.source)
+        src = self.expr(p.source)
+        if isinstance(ct, SetT):
+            return f"(({src}) >> (v_{p.name} - {_lo(ct.elem)})) & 1"
+        return f"v_{p.name} in {src}"
+
+    # ------------------------------------------------------------ legal actions
+    def param_source(self, p, t: Type) -> tuple[str, bool]:
+        """Python iterable of a parameter's candidate values; True if not ascending."""
+        if p.source is None:
+            return self.domain_values(t), False
+        src = self.iter_code(p.source)
+        if isinstance(self.T(p.source), (SeqT, ArrayT)):
+            return f"L.unique({src})", True
+        return src, False
+
+    def action_id(self, mi) -> str:
+        strides = self.strides(mi)
+        terms = [str(mi.offset)] if mi.offset or not mi.move.params else []
+        for i, p in enumerate(mi.move.params):
+            lo = _lo(mi.param_types[i])
+            term = f"(v_{p.name} - {lo})" if lo else f"v_{p.name}"
+            terms.append(term + (f" * {strides[i]}" if strides[i] != 1 else ""))
+        return " + ".join(terms)
+
+    def gen_legal(self, out, info) -> None:
+        player_var = info.moves[0].player_var if info.moves else None
+        out(0, "")
+        out(0, "")
+        out(0, f"def _legal{info.index}(s, {'v_' + player_var if player_var else '_P'}):")
+        parts, unordered = [], False
+        for mi in info.moves:
+            self.locals_stack.append(self.move_scope(mi))
+            loops = []
+            for i, p in enumerate(mi.move.params):
+                src, unsorted = self.param_source(p, mi.param_types[i])
+                unordered |= unsorted
+                loops.append(f"for v_{p.name} in {src}")
+            conds = [self.expr(r.cond) for r in mi.move.requires]
+            cond = (" if " + " and ".join(conds)) if conds else ""
+            if loops:
+                parts.append(f"[{self.action_id(mi)} {' '.join(loops)}{cond}]")
+            else:
+                parts.append(f"([{mi.offset}] if {' and '.join(conds)} else [])" if conds else f"[{mi.offset}]")
+            self.locals_stack.pop()
+        if not parts:
+            out(1, "return []")
+            return
+        out(1, f"r = {parts[0]}")
+        for part in parts[1:]:
+            out(1, f"r += {part}")
+        if unordered:
+            out(1, "r.sort()")
+        out(1, "return r")
+
+    # ------------------------------------------------------------ the whole move
+    def gen_step(self, out, info, cont: int) -> None:
+        """Decode, check, apply, and run on to the next decision point."""
+        out(0, "")
+        out(0, "")
+        out(0, f"def _step{info.index}(s, _P, a):")
+        for k, mi in enumerate(info.moves):
+            total = 1
+            for t in mi.param_types:
+                total *= self.param_size(t)
+            out(1, f"{'if' if k == 0 else 'elif'} {mi.offset} <= a < {mi.offset + total}:")
+            self.gen_decode(out, mi)
+            self.locals_stack.append(self.move_scope(mi))
+            checks = []
+            for i, p in enumerate(mi.move.params):
+                if isinstance(mi.param_types[i], PlayerT):
+                    checks.append(f"v_{p.name} < s.n")
+                if p.source is not None:
+                    checks.append(f"({self.member_test(p)})")
+            checks += [self.expr(r.cond) for r in mi.move.requires]
+            args = "".join(f", v_{p.name}" for p in mi.move.params)
+            if checks:
+                out(2, f"if not ({' and '.join(checks)}):")
+                out(3, f"raise L.IllegalMove(a, _why_m{mi.index}(s, _P{args}))")
+            self.locals_stack.pop()
+            out(2, f"_apply_m{mi.index}(s, _P{args})")
+        out(1, "else:")
+        out(2, "raise L.IllegalMove(a, [('not_now', 'not a move at this point of the game', ())])")
+        out(1, f"seg = {cont}")
+        out(1, "while seg >= 0:")
+        out(2, "seg = SEGMENTS[seg](s)")
+
+    def gen_decode(self, out, mi) -> None:
+        params = mi.move.params
+        if not params:
+            return
+        out(2, f"r = a - {mi.offset}" if mi.offset else "r = a")
+        strides = self.strides(mi)
+        for i, p in enumerate(params):
+            lo = _lo(mi.param_types[i])
+            size = self.param_size(mi.param_types[i])
+            value = "r" if strides[i] == 1 else f"r // {strides[i]}"
+            if i > 0:
+                value = f"({value}) % {size}" if strides[i] != 1 else f"r % {size}"
+            if lo:
+                value = f"{value} + {lo}"
+            out(2, f"v_{p.name} = {value}")
