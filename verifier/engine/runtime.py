@@ -115,6 +115,7 @@ class GameState:
         self.game = game
         self.m = game.module
         self.history: list = []
+        self.actors: list[int] = []  # who took each history step: a player, CHANCE or SIMULTANEOUS
         if _raw is not None:
             self.s = _raw
             return
@@ -221,6 +222,7 @@ class GameState:
             except Exception as exc:
                 raise RuleError(f"{type(exc).__name__}: {exc}") from exc
             self.history.append(int(action))
+            self.actors.append(s.cur)
             return
         if d[0] == "simultaneous":
             if self.s.n == 1:
@@ -235,6 +237,7 @@ class GameState:
                 s.log.append(f"chance: {d[3].var} = {d[3].show(s, v)}")
             d[3](s, v)
         self.history.append(int(action))
+        self.actors.append(CHANCE)
         self._advance(d[1])
 
     def apply_actions(self, actions: list[int]) -> None:
@@ -252,6 +255,7 @@ class GameState:
         for p, a in enumerate(actions):  # secret choices take effect in seat order
             self._run_move(p, a)
         self.history.append([int(a) for a in actions])
+        self.actors.append(SIMULTANEOUS)
         self._advance(d[1])
 
     def _check_legal(self, player: int, action: int) -> None:
@@ -336,8 +340,14 @@ class GameState:
         return self.m.observe(self.s, player)
 
     def information_state_string(self, player: int) -> str:
-        own = [h[player] if isinstance(h, list) else h for h in self.history]
-        return self.observation_string(player) + "\nhistory: " + " ".join(map(str, own))
+        """What `player` knows: the current observation and their own past choices.
+
+        Chance outcomes and other players' choices are not listed: whatever of
+        them a player may see is in the public state the observation shows.
+        """
+        own = [h[player] if who == SIMULTANEOUS else h
+               for h, who in zip(self.history, self.actors) if who in (player, SIMULTANEOUS)]
+        return self.observation_string(player) + "\nmy moves: " + " ".join(map(str, own))
 
     def __str__(self) -> str:
         return self.m.show_state(self.s)
@@ -348,6 +358,7 @@ class GameState:
     def clone(self) -> "GameState":
         c = GameState(self.game, _raw=self.m.clone(self.s))
         c.history = [list(h) if isinstance(h, list) else h for h in self.history]
+        c.actors = list(self.actors)
         return c
 
     # ------------------------------------------------------------ serialisation
