@@ -24,6 +24,7 @@ CMP_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 INT_OPS = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
 SET_OPS = {"+": "({0}) | ({1})", "-": "({0}) & ~({1})"}
 HALT = -1
+BITS_TABLE_MAX = 10     # sets over domains this small iterate through a lookup table
 INLINE_DEPTH = 4        # jump threading: how many segments deep
 INLINE_MAX_LINES = 30   # ... and how large a segment may be to be copied
 
@@ -110,6 +111,9 @@ class CodeGen(StaticGen, MoveGen):
         t = self.T(e)
         code = self.expr(e)
         if isinstance(t, SetT):
+            size = t.elem.size(self.p.max_players)
+            if size <= BITS_TABLE_MAX:  # a precomputed tuple per mask beats a generator
+                return f"BITS_{_lo(t.elem)}_{size}".replace("-", "m") + f"[{code}]"
             return f"L.bits({code}, {_lo(t.elem)})"
         return code
 
@@ -147,12 +151,14 @@ class CodeGen(StaticGen, MoveGen):
         found, value = self.bound_constant(e.name)
         if found:
             return repr(value)
+        code = self.bound_code(e.name)
+        if code is not None:
+            return code
         t = self.p.types.get(id(e))
         if e.name in ("winners",) and not self.is_python_local(e.name):
             return "_winners(s)"
-        if e.name in self.p.enums or e.name in self.p.grids or e.name in self.p.catalogues \
-                or (t is not None and isinstance(t, SeqT) and e.name not in self.p.symbols
-                    and e.name not in ("players",) and not self.is_python_local(e.name)):
+        if e.name in self.p.type_names and not self.is_python_local(e.name) \
+                and e.name not in self.flow_var_names:  # a type's name: all its values
             values = self.domain_values(t.elem)
             return values if values.startswith("DOM_") else f"list({values})"
         return self.name_ref(e.name)
@@ -546,8 +552,7 @@ class CodeGen(StaticGen, MoveGen):
         self.gen_observation(out)
         self.gen_invariants(out)
         self.gen_examples(out)
-        tables = [f"{name} = tuple(range({v[0]}, {v[-1] + 1 if v else v}))" if v else f"{name} = ()"
-                  for name, v in sorted(domain_tables("\n".join(out.lines)).items())]
+        tables = [table_code(name) for name in sorted(domain_tables("\n".join(out.lines)))]
         at = out.lines.index("OPTIONS_END_MARKER")
         out.lines[at:at + 1] = tables
         return "\n".join(out.lines) + "\n"
@@ -811,12 +816,26 @@ class CodeGen(StaticGen, MoveGen):
         out(0, "EXAMPLES = (" + "".join(f"\n    {e}," for e in entries) + "\n)")
 
 
+def _table_bounds(name: str) -> tuple[int, int]:
+    lo, size = name.split("_", 1)[1].replace("m", "-").split("_")
+    return int(lo), int(size)
+
+
+def table_code(name: str) -> str:
+    """Source of a lookup table: `DOM_<lo>_<size>` (a domain's values) or
+    `BITS_<lo>_<size>` (for each set bitmask, its values in order)."""
+    lo, size = _table_bounds(name)
+    if name.startswith("DOM_"):
+        return f"{name} = tuple(range({lo}, {lo + size}))"
+    return (f"{name} = tuple(tuple(i + {lo} for i in range({size}) if m >> i & 1) "
+            f"for m in range({1 << size}))")
+
+
 def domain_tables(code: str) -> dict:
-    """Every fixed domain `DOM_<lo>_<size>` that code mentions, as a tuple of its values."""
-    out = {}
-    for name in set(re.findall(r"DOM_m?\d+_\d+", code)):
-        lo, size = name[4:].replace("m", "-").split("_")
-        out[name] = tuple(range(int(lo), int(lo) + int(size)))
+    """Every lookup table that code mentions, built (for running code at compile time)."""
+    out: dict = {}
+    for name in set(re.findall(r"\b(?:DOM|BITS)_m?\d+_\d+", code)):
+        exec(table_code(name), {}, out)
     return out
 
 

@@ -166,17 +166,9 @@ class MoveGen:
         parts, unordered = [], False
         for mi in info.moves:
             self.locals_stack.append(self.move_scope(mi))
-            loops = []
-            for i, p in enumerate(mi.move.params):
-                src, unsorted = self.param_source(p, mi.param_types[i])
-                unordered |= unsorted
-                loops.append(f"for v_{p.name} in {src}")
-            conds = [self.expr(r.cond) for r in mi.move.requires]
-            cond = (" if " + " and ".join(conds)) if conds else ""
-            if loops:
-                parts.append(f"[{self.action_id(mi)} {' '.join(loops)}{cond}]")
-            else:
-                parts.append(f"([{mi.offset}] if {' and '.join(conds)} else [])" if conds else f"[{mi.offset}]")
+            part, unsorted = self.legal_comprehension(out, mi)
+            parts.append(part)
+            unordered |= unsorted
             self.locals_stack.pop()
         if not parts:
             out(1, "return []")
@@ -187,6 +179,62 @@ class MoveGen:
         if unordered:
             out(1, "r.sort()")
         out(1, "return r")
+
+    def legal_comprehension(self, out, mi) -> tuple[str, bool]:
+        """One move's legal action ids as a comprehension.
+
+        Each requirement is tested as soon as the parameters it mentions are
+        bound, and each parameter's candidates are computed once per value of
+        the parameters they depend on — pruning early instead of testing
+        every combination.  Requirements are pure, so the order of testing
+        does not change the result.
+        """
+        params = [p.name for p in mi.move.params]
+        pending = [(r, self.param_deps(r.cond, params)) for r in mi.move.requires]
+        guards = [self.expr(r.cond) for r, deps in pending if not deps]
+        pending = [(r, deps) for r, deps in pending if deps]
+        clauses, bound, unordered = [], set(), False
+        for i, p in enumerate(mi.move.params):
+            src, unsorted = self.param_source(p, mi.param_types[i])
+            unordered |= unsorted
+            deps = self.param_deps(p.source, params) if p.source is not None else set()
+            if i > 0 and deps != bound and p.source is not None:
+                # hoist: compute the candidates right after the last parameter they use
+                name = f"_c{i}"
+                at = max((params.index(d) for d in deps), default=-1)
+                binding = f"for {name} in ({src},)"
+                if at < 0:
+                    out(1, f"{name} = {src}")
+                else:
+                    clauses.insert(self.clause_after(clauses, params[at]), binding)
+                src = name
+            clauses.append(f"for v_{p.name} in {src}")
+            bound.add(p.name)
+            for r, rdeps in [x for x in pending if x[1] <= bound]:
+                clauses.append(f"if {self.expr(r.cond)}")
+            pending = [x for x in pending if not x[1] <= bound]
+        if not mi.move.params:
+            body = f"[{mi.offset}]"
+        else:
+            body = f"[{self.action_id(mi)} {' '.join(clauses)}]"
+        if guards:
+            body = f"({body} if {' and '.join(guards)} else [])"
+        return body, unordered
+
+    @staticmethod
+    def clause_after(clauses: list[str], param: str) -> int:
+        """Index just after the clause that binds `param` (and its own tests)."""
+        for k, clause in enumerate(clauses):
+            if clause.startswith(f"for v_{param} in "):
+                k += 1
+                while k < len(clauses) and clauses[k].startswith(("if ", "for _c")):
+                    k += 1
+                return k
+        return len(clauses)
+
+    def param_deps(self, expr, params: list[str]) -> set:
+        from ..frontend.typecheck import walk
+        return {n.name for n in walk(expr) if isinstance(n, N.Name) and n.name in params}
 
     # ------------------------------------------------------------ the whole move
     def gen_step(self, out, info, cont: int) -> None:

@@ -17,6 +17,13 @@ UNROLL_MAX_ITEMS = 16      # one aggregate
 UNROLL_MAX_PRODUCT = 64    # nested aggregates together
 
 
+class CodeItem:
+    """An item of a list literal whose value is only known at run time: its code."""
+
+    def __init__(self, code: str):
+        self.code = code
+
+
 class StaticGen:
     """Mixin of CodeGen: expects `expr`, `T`, `p`, `is_python_local`."""
 
@@ -26,10 +33,20 @@ class StaticGen:
         self.unroll_product = 1
 
     def bound_constant(self, name: str):
+        """(True, value) if `name` is bound to a compile-time value by an unrolled aggregate."""
         for env in reversed(self.const_env):
             if name in env:
-                return True, env[name]
+                value = env[name]
+                return (False, None) if isinstance(value, CodeItem) else (True, value)
         return False, None
+
+    def bound_code(self, name: str) -> str | None:
+        """The code an unrolled aggregate binds `name` to (an item of a list literal)."""
+        for env in reversed(self.const_env):
+            if name in env:
+                value = env[name]
+                return value.code if isinstance(value, CodeItem) else None
+        return None
 
     def static_value(self, e):
         """The value of an integer/list expression if known at compile time."""
@@ -57,14 +74,16 @@ class StaticGen:
         if isinstance(e, N.RangeExpr):
             lo, hi = self.static_value(e.lo), self.static_value(e.hi)
             return list(range(lo, hi + 1)) if isinstance(lo, int) and isinstance(hi, int) else None
-        if isinstance(e, N.Name) and isinstance(t, SeqT) and not self.is_python_local(e.name) \
-                and not self.bound_constant(e.name)[0] and e.name not in self.p.symbols \
-                and e.name not in ("players", "num_players"):
+        if isinstance(e, N.Name) and isinstance(t, SeqT) and e.name in self.p.type_names \
+                and not self.is_python_local(e.name) and not self.bound_constant(e.name)[0] \
+                and e.name not in self.flow_var_names:
             elem = t.elem  # a type's name: all its values
             if isinstance(elem, (PlayerT, BoolT)):
                 return None
             lo = getattr(elem, "lo", 0) or 0
             return list(range(lo, lo + elem.size(self.p.max_players)))
+        if isinstance(e, N.SeqLit) and self.static_value(e) is None:
+            return [CodeItem(f"({self.expr(item)})") for item in e.items]  # known length, items computed
         value = self.static_value(e)
         if isinstance(value, list):
             return value
@@ -75,7 +94,7 @@ class StaticGen:
 
     def unrolled_aggregate(self, e) -> str | None:
         """Straight-line code for an aggregate over static items, or None."""
-        if e.kind not in ("all", "any", "sum", "count", "min", "max"):
+        if e.kind not in ("all", "any", "sum", "count", "min", "max", "collect"):
             return None
         if e.kind in ("min", "max") and e.where is not None:
             return None
@@ -90,7 +109,7 @@ class StaticGen:
                 self.const_env.append({e.var: value})
                 try:
                     cond = self.expr(e.where) if e.where is not None else None
-                    body = self.expr(e.body) if e.body is not None else repr(value)
+                    body = self.expr(e.body) if e.body is not None else self.expr(N.Name(e.var))
                 finally:
                     self.const_env.pop()
                 parts.append((cond, body))
@@ -107,5 +126,10 @@ class StaticGen:
             if all(c is None for c, _ in parts):
                 return repr(len(parts))
             return "(" + " + ".join(f"(1 if {c} else 0)" if c else "1" for c, _ in parts) + ")"
+        if k == "collect":
+            lo = getattr(self.T(e).elem, "lo", 0) or 0
+            bit = "(1 << (({}) - {}))".format
+            return "(" + " | ".join(f"({bit(b, lo)} if {c} else 0)" if c else bit(b, lo)
+                                    for c, b in parts) + ")"
         bodies = [b for _, b in parts]
         return bodies[0] if len(bodies) == 1 else f"{k}({', '.join(bodies)})"

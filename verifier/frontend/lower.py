@@ -108,12 +108,12 @@ class Lowerer:
         return N.Spec(self.path, decls, span=Span(self.path, 1, 1, 1, 1))
 
     def lower_game_decl(self, t):
-        name, title = t.children
-        return N.GameDecl(str(name), self.plain_string(title), span=self.span(t))
+        name, title = t.children[:2]
+        return N.GameDecl(str(name), self.plain_string(title), self.cites(t), span=self.span(t))
 
     def lower_players_decl(self, t):
-        lo, hi = t.children
-        return N.PlayersDecl(int(lo), int(hi if hi is not None else lo), span=self.span(t))
+        lo, hi = t.children[:2]
+        return N.PlayersDecl(int(lo), int(hi if hi is not None else lo), self.cites(t), span=self.span(t))
 
     def lower_option_decl(self, t):
         name, ty, default, reason = t.children[:4]
@@ -132,19 +132,19 @@ class Lowerer:
     def lower_record_decl(self, t):
         name = str(t.children[0])
         fields = tuple(self.lower(c) for c in self.kids(t, "field"))
-        shown = t.children[-1]
-        shown_text = self.plain_string(shown) if isinstance(shown, lark.Token) and shown.type == "STRING" else None
-        return N.RecordDecl(name, fields, shown_text, span=self.span(t))
+        shown = [c for c in t.children[1:] if isinstance(c, lark.Token) and c.type == "STRING"]
+        shown_text = self.plain_string(shown[0]) if shown else None
+        return N.RecordDecl(name, fields, shown_text, self.cites(t), span=self.span(t))
 
     def lower_field(self, t):
         return N.FieldDecl(str(t.children[0]), self.lower(t.children[1]), span=self.span(t))
 
     def lower_type_decl(self, t):
-        return N.TypeDecl(str(t.children[0]), self.lower(t.children[1]), span=self.span(t))
+        return N.TypeDecl(str(t.children[0]), self.lower(t.children[1]), self.cites(t), span=self.span(t))
 
     def lower_grid_decl(self, t):
-        name, rows, cols = t.children
-        return N.GridDecl(str(name), int(rows), int(cols), span=self.span(t))
+        name, rows, cols = t.children[:3]
+        return N.GridDecl(str(name), int(rows), int(cols), self.cites(t), span=self.span(t))
 
     def lower_const_decl(self, t):
         name, ty, value = t.children[:3]
@@ -197,7 +197,8 @@ class Lowerer:
         return N.ReturnsClause(str(t.children[0]), self.lower(t.children[1]), span=self.span(t))
 
     def lower_invariant_decl(self, t):
-        name, sentence, cond = t.children[:3]
+        name, sentence = t.children[:2]
+        cond = t.children[-1]
         return N.InvariantDecl(str(name), self.plain_string(sentence), self.lower(cond), self.cites(t),
                                span=self.span(t))
 
@@ -218,6 +219,9 @@ class Lowerer:
 
     def lower_bool_type(self, t):
         return N.BoolTypeRef(span=self.span(t))
+
+    def lower_text_type(self, t):
+        return N.TextTypeRef(span=self.span(t))
 
     def lower_player_type(self, t):
         return N.PlayerTypeRef(span=self.span(t))
@@ -388,7 +392,7 @@ class Lowerer:
     def lower_index(self, t):
         return N.Index(self.lower(t.children[0]), self.lower(t.children[1]), span=self.span(t))
 
-    def lower_field(self, t):
+    def lower_field_access(self, t):
         return N.FieldAccess(self.lower(t.children[0]), str(t.children[1]), span=self.span(t))
 
     def lower_int_lit(self, t):

@@ -74,6 +74,7 @@ class Program:
     moves: list  # MoveInfo, in flow order
     num_actions: int
     max_chance_outcomes: int
+    type_names: dict = field(default_factory=dict)
     # for each Let/For/Chance that binds a flow local: id(node) -> name
     local_names: dict = field(default_factory=dict)
 
@@ -101,6 +102,7 @@ class TypeChecker:
         self.grids: dict = {}
         self.type_names: dict[str, Type] = {}
         self.flow_locals: dict[str, Type] = {}
+        self.flow_symbols: dict[str, Symbol] = {}  # visible only inside the flow
         self.local_names: dict = {}
         self.decisions: list[DecisionInfo] = []
         self.moves: list[MoveInfo] = []
@@ -147,6 +149,8 @@ class TypeChecker:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
+        if self.in_flow and name in self.flow_symbols:
+            return self.flow_symbols[name]
         return self.symbols.get(name)
 
     # -------------------------------------------------------------- types
@@ -155,6 +159,8 @@ class TypeChecker:
             return BoolT()
         if isinstance(ref, N.PlayerTypeRef):
             return PlayerT()
+        if isinstance(ref, N.TextTypeRef):
+            return StrT()
         if isinstance(ref, N.NamedTypeRef):
             t = self.type_names.get(ref.name)
             if t is None:
@@ -294,6 +300,7 @@ class TypeChecker:
             defs={d.name: d for d in spec.of_kind(N.DefDecl)}, flow=flow, outcome=outcome,
             invariants=spec.of_kind(N.InvariantDecl), examples=spec.of_kind(N.ExampleDecl),
             flow_locals=self.flow_locals, decisions=self.decisions, moves=self.moves,
+            type_names=dict(self.type_names),
             num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names)
 
     def single(self, kind, word):
@@ -416,6 +423,9 @@ class TypeChecker:
     def check_var(self, d: N.VarDecl) -> None:
         t = self.resolve_type(d.type)
         if t is None:
+            return
+        if contains_text(t):
+            self.err(d.type.span, "text is for display only; state holds finite values", code="type")
             return
         if d.visibility == "private" and not (isinstance(t, ArrayT) and isinstance(t.index, PlayerT)):
             self.err(d.span, f"'private' state belongs to each player: declare {d.name!r} as array[Player] of ...",
@@ -571,9 +581,9 @@ class TypeChecker:
                     return
             self.flow_locals[name] = t
             self.local_names[id(node)] = name
-            # a flow variable is visible from here to the end of the flow
-            self.symbols.setdefault(name, Symbol("local", name, t, node, used=True))
-            self.symbols[name].type = t
+            # a flow variable is visible from here to the end of the flow (and only there)
+            self.flow_symbols.setdefault(name, Symbol("local", name, t, node, used=True))
+            self.flow_symbols[name].type = t
         else:
             self.scopes[-1][name] = Symbol("local", name, t, node, used=True)
 
@@ -1012,6 +1022,9 @@ class TypeChecker:
             return IntT(0, n)
         if kind == "collect":
             item = body_t if e.body is not None else et
+            if isinstance(expected, SetT) and item is not None and is_int_like(item) \
+                    and is_int_like(expected.elem):
+                return expected  # collect into the domain the context asks for
             if item is not None and not item.is_domain:
                 self.err(e.span, f"collect builds a set of a finite domain, not of {item}")
                 return None
@@ -1041,7 +1054,7 @@ class TypeChecker:
             return self.array_literal(e, expected)
         et = expected.elem if isinstance(expected, SeqT) else None
         if not e.items:
-            return EmptyT() if expected is None else expected
+            return expected if isinstance(expected, SeqT) else EmptyT()
         types = [self.infer(i, et) for i in e.items]
         if any(t is None for t in types):
             return None
@@ -1072,7 +1085,7 @@ class TypeChecker:
     def expr_SetLit(self, e, expected):
         et = expected.elem if isinstance(expected, SetT) else None
         if not e.items:
-            return EmptyT() if expected is None else expected
+            return expected if isinstance(expected, SetT) else EmptyT()
         types = [self.infer(i, et) for i in e.items]
         if any(t is None for t in types):
             return None
@@ -1083,6 +1096,12 @@ class TypeChecker:
         for i, t in zip(e.items, types):
             self.check_assignable(elem, t, i)
         return SetT(elem)
+
+
+def contains_text(t: Type) -> bool:
+    while isinstance(t, (ArrayT, SeqT)):
+        t = t.elem
+    return isinstance(t, StrT)
 
 
 def join_all(types: list[Type]) -> Type | None:

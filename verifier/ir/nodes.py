@@ -68,6 +68,13 @@ class PlayerTypeRef(Node):
 
 
 @dataclass(frozen=True)
+class TextTypeRef(Node):
+    """Display text: allowed as a definition's result and a record field, never as state."""
+
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class RangeTypeRef(Node):
     lo: int | str  # an integer, or the name of an integer constant
     hi: int | str
@@ -94,7 +101,7 @@ class SeqTypeRef(Node):
     span: Span = _span()
 
 
-TypeRef = NamedTypeRef | BoolTypeRef | PlayerTypeRef | RangeTypeRef | ArrayTypeRef | SetTypeRef | SeqTypeRef
+TypeRef = NamedTypeRef | BoolTypeRef | PlayerTypeRef | TextTypeRef | RangeTypeRef | ArrayTypeRef | SetTypeRef | SeqTypeRef
 
 # ---------------------------------------------------------------- expressions
 
@@ -356,6 +363,7 @@ Stmt = Assign | Let | If | For | While | Chance | Choose | Simultaneous | End | 
 class GameDecl(Node):
     name: str
     title: str
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -363,6 +371,7 @@ class GameDecl(Node):
 class PlayersDecl(Node):
     lo: int
     hi: int
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -404,6 +413,7 @@ class RecordDecl(Node):
     name: str
     fields: tuple
     shown: Optional[str]
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -411,6 +421,7 @@ class RecordDecl(Node):
 class TypeDecl(Node):
     name: str
     type: TypeRef
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -419,6 +430,7 @@ class GridDecl(Node):
     name: str
     rows: int
     cols: int
+    cites: Cites = ()
     span: Span = _span()
 
 
