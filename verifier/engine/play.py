@@ -45,8 +45,9 @@ def _finish(game: Game, state: GameState, seed, log: bool, ended: bool) -> dict:
         "length": len(state.history),
         "history": state.history,
     }
-    if log:
-        report["log"] = list(state.s.log)
+    if log:  # steps (moves, chance, reveals) are tagged by the runtime; plain strings come from `say`
+        report["log"] = [{"step": e[0], "text": e[1]} if isinstance(e, tuple) else {"say": e}
+                         for e in state.s.log]
     if ended:
         report["scores"] = state.scores()
         report["winners"] = state.winners()
@@ -133,11 +134,11 @@ def format_game(r: dict) -> str:
     lines = [head, f"options: {opts}", ""]
     step = 0
     for entry in r.get("log", []):
-        if entry.startswith(("chance: ", "reveal: ")) or entry[:1] == "P" and ": " in entry[:5]:
+        if "step" in entry:
             step += 1
-            lines.append(f"{step:4d}. {entry}")
+            lines.append(f"{step:4d}. {entry['text']}")
         else:
-            lines.append(f"      {entry}")
+            lines.append(f"      {entry['say']}")
     lines.append("")
     if not r["ended"]:
         lines.append(f"The game did not end within {r['length']} decisions.")

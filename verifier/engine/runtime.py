@@ -214,7 +214,7 @@ class GameState:
         if d[0] == "choose":  # the hot path: one generated call runs the whole move
             if s.logging:
                 self._check_legal(s.cur, action)
-                s.log.append(f"{show_player(s.cur)}: {self.action_to_string(s.cur, action)}")
+                s.log.append(("move", f"{show_player(s.cur)}: {self.action_to_string(s.cur, action)}"))
             try:
                 d[5](s, s.cur, action)
             except (RuleError, ValueError):
@@ -234,7 +234,7 @@ class GameState:
             if v not in values:
                 raise ValueError(f"{action} is not a chance outcome here")
             if s.logging:
-                s.log.append(f"chance: {d[3].var} = {d[3].show(s, v)}")
+                s.log.append(("chance", f"chance: {d[3].var} = {d[3].show(s, v)}"))
             d[3](s, v)
         self.history.append(int(action))
         self.actors.append(CHANCE)
@@ -250,8 +250,8 @@ class GameState:
         for p, a in enumerate(actions):
             self._check_legal(p, a)
         if s.logging:
-            s.log.append("reveal: " + "; ".join(f"{show_player(p)} {self.action_to_string(p, a)}"
-                                                for p, a in enumerate(actions)))
+            s.log.append(("reveal", "reveal: " + "; ".join(f"{show_player(p)} {self.action_to_string(p, a)}"
+                                                          for p, a in enumerate(actions))))
         for p, a in enumerate(actions):  # secret choices take effect in seat order
             self._run_move(p, a)
         self.history.append([int(a) for a in actions])

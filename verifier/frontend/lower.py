@@ -273,27 +273,29 @@ class Lowerer:
         return N.If(tuple(branches), orelse, span=self.span(t))
 
     def lower_for_stmt(self, t):
-        return N.For(str(t.children[0]), self.lower(t.children[1]), self.lower(t.children[2]), span=self.span(t))
+        return N.For(str(t.children[0]), self.lower(t.children[1]), self.lower(self.kids(t, "block")[0]),
+                     self.cites(t), span=self.span(t))
 
     def lower_while_stmt(self, t):
-        return N.While(self.lower(t.children[0]), self.lower(t.children[1]), span=self.span(t))
+        return N.While(self.lower(t.children[0]), self.lower(self.kids(t, "block")[0]), self.cites(t),
+                       span=self.span(t))
 
     def lower_chance_stmt(self, t):
         return N.Chance(str(t.children[0]), self.lower(t.children[1]), self.cites(t), span=self.span(t))
 
     def lower_choose_stmt(self, t):
         moves = tuple(self.lower(c) for c in self.kids(t, "move"))
-        return N.Choose(self.lower(t.children[0]), moves, span=self.span(t))
+        return N.Choose(self.lower(t.children[0]), moves, self.cites(t), span=self.span(t))
 
     def lower_simul_stmt(self, t):
         moves = tuple(self.lower(c) for c in self.kids(t, "move"))
-        return N.Simultaneous(str(t.children[0]), moves, span=self.span(t))
+        return N.Simultaneous(str(t.children[0]), moves, self.cites(t), span=self.span(t))
 
     def lower_end_stmt(self, t):
         return N.End(self.cites(t), span=self.span(t))
 
     def lower_say_stmt(self, t):
-        return N.Say(self.string_lit(t.children[0]), span=self.span(t))
+        return N.Say(self.string_lit(t.children[0]), self.cites(t), span=self.span(t))
 
     def _edit(self, op, t):
         return N.CollectionEdit(op, self.lower(t.children[0]), self.lower(t.children[1]), self.cites(t),

@@ -889,8 +889,17 @@ class TypeChecker:
                 self.infer(a)
             return sym.type
         spec = BUILTINS.get(e.func)
+        if spec is None and sym is not None:
+            self.err(e.span, f"{e.func!r} is a {sym.kind.replace('_', ' ')}, not a function",
+                     "only definitions (def), built-ins and grid names can be called", code="not-callable")
+            for a in e.args:
+                if not isinstance(a, N.KeywordArg):
+                    self.infer(a)
+            return None
         if spec is None:
-            self.err(e.span, f"unknown function {e.func!r}", self.suggest(e.func, self.visible_names()),
+            names = [n for n in self.visible_names() if n in BUILTINS or
+                     (self.lookup(n) is not None and self.lookup(n).kind == "def")]
+            self.err(e.span, f"unknown function {e.func!r}", self.suggest(e.func, names),
                      code="unknown-name")
             for a in e.args:
                 if not isinstance(a, N.KeywordArg):
@@ -980,8 +989,11 @@ class TypeChecker:
         b = self.infer(e.orelse, expected or a)
         if a is None or b is None:
             return a or b
-        if isinstance(a, IntT) and isinstance(b, IntT):
-            return IntT(min(a.lo, b.lo), max(a.hi, b.hi))
+        if a == b:
+            return a
+        if is_int_like(a) and is_int_like(b):  # e.g. a player, or -1 for nobody
+            (alo, ahi), (blo, bhi) = int_bounds(a, self.max_players), int_bounds(b, self.max_players)
+            return IntT(min(alo, blo), max(ahi, bhi))
         if assignable(a, b):
             return a
         if assignable(b, a):

@@ -259,6 +259,7 @@ class For(Node):
     var: str
     source: "Expr"
     body: "Block"
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -266,6 +267,7 @@ class For(Node):
 class While(Node):
     cond: "Expr"
     body: "Block"
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -313,6 +315,7 @@ class Choose(Node):
 
     player: "Expr"
     moves: tuple
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -322,6 +325,7 @@ class Simultaneous(Node):
 
     var: str
     moves: tuple
+    cites: Cites = ()
     span: Span = _span()
 
 
@@ -334,6 +338,7 @@ class End(Node):
 @dataclass(frozen=True)
 class Say(Node):
     text: StrLit
+    cites: Cites = ()
     span: Span = _span()
 
 

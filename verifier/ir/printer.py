@@ -1,0 +1,424 @@
+"""IR -> spec text: the inverse of the front end's parse + lower.
+
+`print_spec(spec)` writes a spec that parses back to equal declarations
+(`parse_spec(print_spec(spec)).decls == spec.decls`; spans do not take part in
+equality).  Every node kind has a `print_<ClassName>` method; a node without
+one raises NotImplementedError rather than being skipped.  Expressions get
+the fewest parentheses the grammar's precedence allows:
+
+    if-then-else < or < and < not < comparisons, in, not in < + - < * // % < unary - < postfix
+"""
+from __future__ import annotations
+
+from . import nodes as N
+
+INDENT = "  "
+
+# Binding strength of each expression level (higher binds tighter).
+P_IF, P_OR, P_AND, P_NOT, P_CMP, P_SUM, P_PROD, P_UNARY, P_POSTFIX, P_ATOM = range(10)
+
+_CMP_OPS = {"==", "!=", "<", "<=", ">", ">=", "in", "notin"}
+_SUM_OPS = {"+", "-"}
+_PROD_OPS = {"*", "//", "%"}
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "{": "\\{", "}": "\\}"}
+_NOT_IN_INTERPOLATION = set('{}"\\\n')
+
+
+def escape(text: str) -> str:
+    r"""Escape text for the inside of a "..." literal: \" \\ \n \{ \}."""
+    return "".join(_ESCAPES.get(ch, ch) for ch in text)
+
+
+def quote(text: str) -> str:
+    return '"' + escape(text) + '"'
+
+
+class Printer:
+    """Dispatches on node class name (`print_<ClassName>`).
+
+    Expressions return (text, precedence); statements take an indentation
+    depth and return a line or a list of lines; declarations return a line or
+    a list of lines.
+    """
+
+    # ------------------------------------------------------------------ helpers
+    def dispatch(self, node, *args):
+        method = getattr(self, "print_" + type(node).__name__, None)
+        if method is None:
+            raise NotImplementedError(f"printer has no rule for {type(node).__name__}")
+        return method(node, *args)
+
+    @staticmethod
+    def cites(cites) -> str:
+        return "".join(" @" + c for c in cites)
+
+    @staticmethod
+    def nat(n) -> str:
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise ValueError(f"expected a whole number >= 0, got {n!r}")
+        return str(n)
+
+    # ------------------------------------------------------------------ spec
+    def print_Spec(self, spec: N.Spec) -> str:
+        lines: list[str] = []
+        previous = None  # (kind, was multi-line) of the previous declaration
+        for decl in spec.decls:
+            out = self.dispatch(decl)
+            decl_lines = [out] if isinstance(out, str) else list(out)
+            multi = len(decl_lines) > 1
+            if previous is not None and (multi or previous[1] or previous[0] is not type(decl)):
+                lines.append("")
+            lines += decl_lines
+            previous = (type(decl), multi)
+        return "\n".join(lines) + "\n"
+
+    # ------------------------------------------------------------------ declarations
+    def print_GameDecl(self, d: N.GameDecl) -> str:
+        return f"game {d.name} {quote(d.title)}"
+
+    def print_PlayersDecl(self, d: N.PlayersDecl) -> str:
+        return f"players {self.nat(d.lo)}" if d.lo == d.hi else f"players {self.nat(d.lo)}..{self.nat(d.hi)}"
+
+    def print_OptionDecl(self, d: N.OptionDecl) -> str:
+        return (f"option {d.name}: {self.type(d.type)} = {self.expr(d.default)} "
+                f"because {quote(d.reason)}{self.cites(d.cites)}")
+
+    def print_EnumItem(self, item: N.EnumItem) -> str:
+        out = item.name
+        if item.display is not None:
+            out += " " + quote(item.display)
+        if item.aka is not None:
+            out += " aka " + quote(item.aka)
+        return out
+
+    def print_EnumDecl(self, d: N.EnumDecl) -> str:
+        if not d.items:
+            raise ValueError(f"enum {d.name} has no items; the language cannot write an empty enum")
+        items = ", ".join(self.dispatch(i) for i in d.items)
+        return f"enum {d.name} {{ {items} }}{self.cites(d.cites)}"
+
+    def print_FieldDecl(self, f: N.FieldDecl) -> str:
+        return f"{f.name}: {self.type(f.type)}"
+
+    def print_RecordDecl(self, d: N.RecordDecl) -> str:
+        if not d.fields:
+            raise ValueError(f"record {d.name} has no fields; the language cannot write an empty record")
+        fields = ", ".join(self.dispatch(f) for f in d.fields)
+        shown = f" shown {quote(d.shown)}" if d.shown is not None else ""
+        return f"record {d.name} {{ {fields} }}{shown}"
+
+    def print_TypeDecl(self, d: N.TypeDecl) -> str:
+        return f"type {d.name} = {self.type(d.type)}"
+
+    def print_GridDecl(self, d: N.GridDecl) -> str:
+        return f"grid {d.name} rows {self.nat(d.rows)} cols {self.nat(d.cols)}"
+
+    def print_ConstDecl(self, d: N.ConstDecl) -> str:
+        return f"const {d.name}: {self.type(d.type)} = {self.expr(d.value)}{self.cites(d.cites)}"
+
+    def print_CatalogueDecl(self, d: N.CatalogueDecl) -> list[str]:
+        if not d.items:
+            raise ValueError(f"catalogue {d.name} has no items; the language cannot write an empty catalogue")
+        head = f"catalogue {d.name} of {d.record}"
+        if d.assumption is not None:
+            head += f" replaceable because {quote(d.assumption)}"
+        return ([head + " = ["] + [INDENT + self.expr(item) + "," for item in d.items]
+                + ["]" + self.cites(d.cites)])
+
+    def print_VarDecl(self, d: N.VarDecl) -> str:
+        out = f"var {d.name}: {self.type(d.type)}"
+        if d.init is not None:
+            out += " = " + self.expr(d.init)
+        if d.visibility not in ("public", "private", "hidden"):
+            raise ValueError(f"unknown visibility {d.visibility!r}")
+        if d.visibility != "public":  # public is the default
+            out += " " + d.visibility
+        return out + self.cites(d.cites)
+
+    def print_Param(self, p: N.Param) -> str:
+        return f"{p.name}: {self.type(p.type)}"
+
+    def print_DefDecl(self, d: N.DefDecl) -> str:
+        params = ", ".join(self.dispatch(p) for p in d.params)
+        return f"def {d.name}({params}): {self.type(d.result)} = {self.expr(d.body)}{self.cites(d.cites)}"
+
+    def print_FlowDecl(self, d: N.FlowDecl) -> list[str]:
+        return self.block("flow", d.body, 0)
+
+    def print_ScoreClause(self, c: N.ScoreClause) -> str:
+        return f"score {c.var}: {self.expr(c.expr)}{self.cites(c.cites)}"
+
+    def print_TiebreakClause(self, c: N.TiebreakClause) -> str:
+        if c.direction not in ("higher", "lower"):
+            raise ValueError(f"unknown tiebreak direction {c.direction!r}")
+        return f"tiebreak {c.var}: {self.expr(c.expr)} {c.direction}{self.cites(c.cites)}"
+
+    def print_ReturnsClause(self, c: N.ReturnsClause) -> str:
+        return f"returns {c.var}: {self.expr(c.expr)}"
+
+    def print_OutcomeDecl(self, d: N.OutcomeDecl) -> list[str]:
+        clauses = [d.score, *d.tiebreaks] + ([d.returns] if d.returns is not None else [])
+        return ["outcome {"] + [INDENT + self.dispatch(c) for c in clauses] + ["}"]
+
+    def print_InvariantDecl(self, d: N.InvariantDecl) -> str:
+        return f"invariant {d.name} {quote(d.sentence)}: {self.expr(d.cond)}{self.cites(d.cites)}"
+
+    def print_ExampleGiven(self, item: N.ExampleGiven) -> str:
+        return f"given {self.lvalue(item.target)} = {self.expr(item.value)}"
+
+    def print_ExampleExpect(self, item: N.ExampleExpect) -> str:
+        return f"expect {self.expr(item.cond)}"
+
+    def print_ExampleDecl(self, d: N.ExampleDecl) -> list[str]:
+        head = f"example {d.name} {quote(d.sentence)}{self.cites(d.cites)} {{"
+        if not d.items:
+            return [head + "}"]
+        return [head] + [INDENT + self.dispatch(i) for i in d.items] + ["}"]
+
+    # ------------------------------------------------------------------ types
+    def type(self, t) -> str:
+        return self.dispatch(t)
+
+    def print_NamedTypeRef(self, t: N.NamedTypeRef) -> str:
+        return t.name
+
+    def print_BoolTypeRef(self, t: N.BoolTypeRef) -> str:
+        return "bool"
+
+    def print_PlayerTypeRef(self, t: N.PlayerTypeRef) -> str:
+        return "Player"
+
+    @staticmethod
+    def bound(b) -> str:
+        if isinstance(b, int) and not isinstance(b, bool):
+            return str(b) if b >= 0 else f"-{-b}"
+        if isinstance(b, str):
+            return b
+        raise ValueError(f"bad range bound {b!r}")
+
+    def print_RangeTypeRef(self, t: N.RangeTypeRef) -> str:
+        return f"{self.bound(t.lo)}..{self.bound(t.hi)}"
+
+    def print_ArrayTypeRef(self, t: N.ArrayTypeRef) -> str:
+        return f"array[{self.type(t.index)}] of {self.type(t.elem)}"
+
+    def print_SetTypeRef(self, t: N.SetTypeRef) -> str:
+        return f"set of {self.type(t.elem)}"
+
+    def print_SeqTypeRef(self, t: N.SeqTypeRef) -> str:
+        return f"seq of {self.type(t.elem)} max {self.nat(t.capacity)}"
+
+    # ------------------------------------------------------------------ statements
+    def block(self, head: str, body: N.Block, depth: int) -> list[str]:
+        """`head {`, the statements one level deeper, `}` — all at indentation `depth`."""
+        if not isinstance(body, N.Block):
+            raise NotImplementedError(f"printer expected a Block, got {type(body).__name__}")
+        pad = INDENT * depth
+        opener = f"{pad}{head} {{" if head else f"{pad}{{"
+        if not body.stmts:
+            return [opener + "}"]
+        lines = [opener]
+        for st in body.stmts:
+            lines += self.stmt(st, depth + 1)
+        lines.append(pad + "}")
+        return lines
+
+    def stmt(self, st, depth: int) -> list[str]:
+        out = self.dispatch(st, depth)
+        return [INDENT * depth + out] if isinstance(out, str) else out
+
+    def print_Block(self, b: N.Block, depth: int = 0) -> list[str]:
+        return self.block("", b, depth)
+
+    def print_Assign(self, st: N.Assign, depth: int) -> str:
+        if st.op not in ("=", "+=", "-="):
+            raise ValueError(f"unknown assignment operator {st.op!r}")
+        return f"{self.lvalue(st.target)} {st.op} {self.expr(st.value)}{self.cites(st.cites)}"
+
+    def print_Let(self, st: N.Let, depth: int) -> str:
+        return f"let {st.name} = {self.expr(st.value)}{self.cites(st.cites)}"
+
+    def print_If(self, st: N.If, depth: int) -> list[str]:
+        if not st.branches:
+            raise ValueError("an if statement needs at least one branch")
+        lines: list[str] = []
+        for i, (cond, body) in enumerate(st.branches):
+            part = self.block(("if " if i == 0 else "elif ") + self.expr(cond), body, depth)
+            if lines:  # `} elif ... {` continues the previous branch's closing line
+                part[0] = lines.pop() + " " + part[0].lstrip()
+            lines += part
+        if st.orelse is not None:
+            part = self.block("else", st.orelse, depth)
+            part[0] = lines.pop() + " " + part[0].lstrip()
+            lines += part
+        return lines
+
+    def print_For(self, st: N.For, depth: int) -> list[str]:
+        return self.block(f"for {st.var} in {self.expr(st.source)}", st.body, depth)
+
+    def print_While(self, st: N.While, depth: int) -> list[str]:
+        return self.block(f"while {self.expr(st.cond)}", st.body, depth)
+
+    def print_Chance(self, st: N.Chance, depth: int) -> str:
+        return f"chance {st.var} from {self.expr(st.source)}{self.cites(st.cites)}"
+
+    def moves(self, head: str, moves, depth: int) -> list[str]:
+        if not moves:
+            raise ValueError(f"'{head}' needs at least one move")
+        pad = INDENT * depth
+        lines = [f"{pad}{head} {{"]
+        for mv in moves:
+            lines += self.dispatch(mv, depth + 1)
+        lines.append(pad + "}")
+        return lines
+
+    def print_Choose(self, st: N.Choose, depth: int) -> list[str]:
+        return self.moves(f"choose {self.expr(st.player)}", st.moves, depth)
+
+    def print_Simultaneous(self, st: N.Simultaneous, depth: int) -> list[str]:
+        return self.moves(f"simultaneous {st.var}", st.moves, depth)
+
+    def print_MoveParam(self, p: N.MoveParam) -> str:
+        if (p.type is None) == (p.source is None):
+            raise ValueError(f"move parameter {p.name} needs exactly one of a type or a source")
+        if p.type is not None:
+            return f"{p.name}: {self.type(p.type)}"
+        return f"{p.name} in {self.expr(p.source)}"
+
+    def print_Require(self, r: N.Require, depth: int) -> str:
+        msg = f" {quote(r.message)}" if r.message else ""  # no message and "" lower alike
+        return f"{INDENT * depth}require {r.label}{msg}{self.cites(r.cites)}: {self.expr(r.cond)}"
+
+    def print_Move(self, mv: N.Move, depth: int) -> list[str]:
+        pad = INDENT * depth
+        params = ", ".join(self.dispatch(p) for p in mv.params)
+        head = f"{pad}move {mv.name}({params})"
+        if mv.text is not None:
+            head += " " + self.string(mv.text)
+        head += self.cites(mv.cites)
+        lines = [head] + [self.dispatch(r, depth + 1) for r in mv.requires]
+        body = self.block("", mv.body, depth)  # an absent body lowers to an empty Block
+        if mv.requires:
+            return lines + body
+        lines[-1] += " " + body[0].lstrip()
+        return lines + body[1:]
+
+    def print_End(self, st: N.End, depth: int) -> str:
+        return "end" + self.cites(st.cites)
+
+    def print_Say(self, st: N.Say, depth: int) -> str:
+        return "say " + self.string(st.text)
+
+    def print_CollectionEdit(self, st: N.CollectionEdit, depth: int) -> str:
+        word = {"add": "to", "append": "to", "remove": "from"}.get(st.op)
+        if word is None:
+            raise ValueError(f"unknown collection edit {st.op!r}")
+        return f"{st.op} {self.expr(st.item)} {word} {self.lvalue(st.target)}{self.cites(st.cites)}"
+
+    def lvalue(self, target) -> str:
+        if isinstance(target, N.Name):
+            return target.name
+        if isinstance(target, N.Index):
+            return f"{self.lvalue(target.base)}[{self.expr(target.index)}]"
+        raise ValueError(f"only a name or an indexed name can be assigned, not {type(target).__name__}")
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e, min_prec: int = P_IF) -> str:
+        """`e` as text, in parentheses if it binds looser than `min_prec` allows."""
+        text, prec = self.dispatch(e)
+        return f"({text})" if prec < min_prec else text
+
+    def print_IntLit(self, e: N.IntLit):
+        if isinstance(e.value, bool) or not isinstance(e.value, int):
+            raise ValueError(f"IntLit holds {e.value!r}, not an int")
+        if e.value < 0:
+            raise ValueError("a negative literal is Unary('-', IntLit(n)) in the IR, not IntLit(-n)")
+        return str(e.value), P_ATOM
+
+    def print_BoolLit(self, e: N.BoolLit):
+        return ("true" if e.value else "false"), P_ATOM
+
+    def string(self, e: N.StrLit) -> str:
+        if not isinstance(e, N.StrLit):
+            raise NotImplementedError(f"printer expected a StrLit, got {type(e).__name__}")
+        out = ['"']
+        for part in e.parts:
+            if isinstance(part, str):
+                out.append(escape(part))
+            else:
+                inner = self.expr(part)
+                if _NOT_IN_INTERPOLATION.intersection(inner):
+                    raise ValueError(f"cannot write {inner!r} inside a string's {{...}}")
+                out.append("{" + inner + "}")
+        out.append('"')
+        return "".join(out)
+
+    def print_StrLit(self, e: N.StrLit):
+        return self.string(e), P_ATOM
+
+    def print_Name(self, e: N.Name):
+        return e.name, P_ATOM
+
+    def print_Index(self, e: N.Index):
+        return f"{self.expr(e.base, P_POSTFIX)}[{self.expr(e.index)}]", P_POSTFIX
+
+    def print_FieldAccess(self, e: N.FieldAccess):
+        return f"{self.expr(e.base, P_POSTFIX)}.{e.name}", P_POSTFIX
+
+    def print_KeywordArg(self, e: N.KeywordArg):
+        return f"{e.name} = {self.expr(e.value)}", P_IF
+
+    def print_Call(self, e: N.Call):
+        return f"{e.func}({', '.join(self.expr(a) for a in e.args)})", P_ATOM
+
+    def print_Unary(self, e: N.Unary):
+        if e.op == "not":
+            return f"not {self.expr(e.operand, P_NOT)}", P_NOT
+        if e.op == "-":
+            inner = self.expr(e.operand, P_UNARY)
+            return ("- " if inner.startswith("-") else "-") + inner, P_UNARY
+        raise ValueError(f"unknown unary operator {e.op!r}")
+
+    def print_Binary(self, e: N.Binary):
+        op = e.op
+        if op == "or":  # chains are left-nested: a or b or c == (a or b) or c
+            prec, left, right = P_OR, P_OR, P_AND
+        elif op == "and":
+            prec, left, right = P_AND, P_AND, P_NOT
+        elif op in _CMP_OPS:  # not associative: both sides are sums
+            prec, left, right = P_CMP, P_SUM, P_SUM
+        elif op in _SUM_OPS:
+            prec, left, right = P_SUM, P_SUM, P_PROD
+        elif op in _PROD_OPS:
+            prec, left, right = P_PROD, P_PROD, P_UNARY
+        else:
+            raise ValueError(f"unknown binary operator {op!r}")
+        word = "not in" if op == "notin" else op
+        return f"{self.expr(e.left, left)} {word} {self.expr(e.right, right)}", prec
+
+    def print_IfExpr(self, e: N.IfExpr):
+        return f"if {self.expr(e.cond)} then {self.expr(e.then)} else {self.expr(e.orelse)}", P_IF
+
+    def print_Aggregate(self, e: N.Aggregate):
+        out = f"{e.kind}({e.var} in {self.expr(e.source)}"
+        if e.where is not None:
+            out += f" where {self.expr(e.where)}"
+        if e.body is not None:
+            out += f": {self.expr(e.body)}"
+        return out + ")", P_ATOM
+
+    def print_SeqLit(self, e: N.SeqLit):
+        return "[" + ", ".join(self.expr(i) for i in e.items) + "]", P_ATOM
+
+    def print_SetLit(self, e: N.SetLit):
+        return "{" + ", ".join(self.expr(i) for i in e.items) + "}", P_ATOM
+
+
+def print_spec(spec: N.Spec) -> str:
+    """The text of `spec`; it parses back to equal declarations."""
+    return Printer().print_Spec(spec)
+
+
+def print_expr(e) -> str:
+    """The text of one expression, with the fewest parentheses needed."""
+    return Printer().expr(e)
