@@ -9,11 +9,12 @@ engine's action ids to and from that form, for any spec.
 
 The oracle protocol (duck-typed):
 
-    oracle.to_move() -> ("chance", None) | ("player", p) | ("terminal", None)
+    oracle.to_move() -> ("chance", None) | ("player", p) | ("simultaneous", None) | ("terminal", None)
     oracle.chance_values() -> sorted list of the values chance may draw now
     oracle.apply_chance(value)
     oracle.legal_moves() -> set of semantic moves for the player to move
-    oracle.apply(move)
+    oracle.legal_moves(p) -> at a simultaneous node, player p's secret choices
+    oracle.apply(move);  oracle.apply_joint([move of P1, move of P2, ...])
     oracle.scores() -> list of ints;  oracle.winners() -> sorted list of players
 """
 from __future__ import annotations
@@ -74,7 +75,22 @@ def first_disagreement(engine_state: GameState, oracle, seed: int, max_steps: in
             oracle.apply_chance(value)
             continue
         if who == SIMULTANEOUS:
-            return f"step {step}: simultaneous nodes are not handled by this harness"
+            if kind != "simultaneous":
+                return f"step {step}: engine at a simultaneous node, oracle says {kind} {p}"
+            joint, moves = [], []
+            for player in range(engine_state.num_players()):
+                legal = engine_state.legal_actions(player)
+                engine_moves = {semantic_move(engine_state, a) for a in legal}
+                oracle_moves = set(oracle.legal_moves(player))
+                if engine_moves != oracle_moves:
+                    return (f"step {step}: P{player + 1}'s secret choices differ; engine only "
+                            f"{sorted(engine_moves - oracle_moves)[:5]}; oracle only {sorted(oracle_moves - engine_moves)[:5]}")
+                a = legal[rng.randrange(len(legal))]
+                joint.append(a)
+                moves.append(semantic_move(engine_state, a))
+            engine_state.apply_actions(joint)
+            oracle.apply_joint(moves)
+            continue
         if kind != "player" or p != who:
             return f"step {step}: engine waits for P{who + 1}, oracle says {kind} {p}"
         legal = engine_state.legal_actions()

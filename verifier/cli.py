@@ -130,7 +130,8 @@ def cmd_play(args, sources: Sources) -> int:
     if args.games < 1:
         raise UserError("--games must be at least 1")
     program, _ = load_program(args.spec, sources)
-    game = Game(Engine(program), args.players, _option_pairs(args.option))
+    # random play needs games that end: options with a `finite` value use it unless set
+    game = Game(Engine(program), args.players, _option_pairs(args.option), bounded=True)
     if args.replay:
         try:
             with open(args.replay, encoding="utf-8") as fh:

@@ -181,7 +181,7 @@ def load(spec_path, players: int | None = None, *, max_game_length: int | None =
     spec_path = str(spec_path)
     engine, digest = _engine_for(spec_path)
     try:
-        rgame = RuntimeGame(engine, players, options)
+        rgame = RuntimeGame(engine, players, options, bounded=True)  # OpenSpiel needs games that end
     except SpecError as exc:
         raise ValueError(_render(exc)) from None
     if max_game_length is not None and (not isinstance(max_game_length, int) or max_game_length < 1):

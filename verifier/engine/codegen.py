@@ -199,7 +199,7 @@ class CodeGen(StaticGen, MoveGen):
         if f == "position":
             return f"L.position({args[0]}, {args[1]}, {self.where(e)})"
         fields = {}
-        if f in ("row", "col", "neighbours"):
+        if f in ("row", "col", "neighbours", "runs", "diagonal_runs"):
             g = types[0]
             fields = {"rows": g.rows, "cols": g.cols}
         if f in ("ring_next", "ring_prev"):
@@ -264,6 +264,9 @@ class CodeGen(StaticGen, MoveGen):
         if k == "collect":
             t = self.T(e)
             return f"L.mask_of(({gen}), {_lo(t.elem)})"
+        if k == "table":
+            g = self.T(e.source).elem
+            return f"L.grid_text([{gen}], {g.cols})"
         raise NotImplementedError(k)
 
     def x_SeqLit(self, e):
@@ -307,7 +310,9 @@ class CodeGen(StaticGen, MoveGen):
         return code
 
     def needs_copy(self, e) -> bool:
-        return isinstance(self.T(e), (SeqT, ArrayT)) and isinstance(e, (N.Name, N.Index, N.FieldAccess))
+        """Stored collections are copied: they may be shared state, cached or immutable
+        (built-ins and domain tables return tuples); only a fresh literal needs no copy."""
+        return isinstance(self.T(e), (SeqT, ArrayT)) and not isinstance(e, N.SeqLit)
 
     def value_code(self, e, target: Type | None = None) -> str:
         code = self.expr(e)
@@ -574,6 +579,8 @@ class CodeGen(StaticGen, MoveGen):
         for name, d in p.consts.items():
             out(0, f"C_{name} = {self.expr(d.value)}")
         out(0, f"OPTIONS = {{{', '.join(f'{n!r}: {self.expr(d.default)}' for n, d in p.options.items())}}}")
+        out(0, "OPTION_FINITE = {" + ", ".join(
+            f"{n!r}: {self.expr(d.finite)}" for n, d in p.options.items() if d.finite is not None) + "}")
         out(0, "OPTION_KINDS = {" + ", ".join(
             f"{n!r}: {self.option_kind(p.option_types[n])!r}" for n in p.options) + "}")
 
@@ -740,6 +747,13 @@ class CodeGen(StaticGen, MoveGen):
         out(0, "")
         out(0, "")
         out(0, "def _winners(s):")
+        if o.wins is not None:
+            self.locals_stack.append({o.wins.var})
+            out(1, f"outright = L.mask_of((v_{o.wins.var} for v_{o.wins.var} in range(s.n) "
+                   f"if {self.expr(o.wins.cond)}), 0)")
+            self.locals_stack.pop()
+            out(1, "if outright:")
+            out(2, "return outright")
         out(1, "keys = [_rank_key(s, p) for p in range(s.n)]")
         out(1, "best = max(keys)")
         out(1, "return L.mask_of((p for p in range(s.n) if keys[p] == best), 0)")

@@ -5,6 +5,8 @@ sets are int bitmasks over a domain's index, sequences and arrays are lists.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 
 class RuleError(Exception):
     """The game reached a state its rules do not cover (a spec bug, not a user error)."""
@@ -66,6 +68,34 @@ def neighbours(c: int, rows: int, cols: int) -> int:
     if k < cols - 1:
         m |= 1 << (c + 1)
     return m
+
+
+@lru_cache(maxsize=None)
+def runs(c: int, n: int, rows: int, cols: int) -> tuple:
+    """Horizontal then vertical runs of n cells containing cell c, each in reading order."""
+    r, k = divmod(c, cols)
+    out = []
+    for start in range(k - n + 1, k + 1):
+        if 0 <= start and start + n <= cols:
+            out.append(tuple(r * cols + x for x in range(start, start + n)))
+    for start in range(r - n + 1, r + 1):
+        if 0 <= start and start + n <= rows:
+            out.append(tuple(y * cols + k for y in range(start, start + n)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def diagonal_runs(c: int, n: int, rows: int, cols: int) -> tuple:
+    """Diagonal runs of n cells containing cell c: down-right ones, then down-left ones."""
+    r, k = divmod(c, cols)
+    out = []
+    for dk in (1, -1):
+        for back in range(n):
+            r0, k0 = r - back, k - back * dk
+            cells = [(r0 + i, k0 + i * dk) for i in range(n)]
+            if all(0 <= y < rows and 0 <= x < cols for y, x in cells):
+                out.append(tuple(y * cols + x for y, x in cells))
+    return tuple(out)
 
 
 def ring_next(x: int, open_mask: int, lo: int, size: int, step: int) -> int:
@@ -152,6 +182,13 @@ def set_remove(mask: int, bit: int, where: str) -> int:
     if not (mask >> bit) & 1:
         raise RuleError("remove: the item is not in the set", where)
     return mask & ~(1 << bit)
+
+
+def grid_text(cells: list, cols: int) -> str:
+    """Cell texts laid out row by row, each column as wide as its widest cell."""
+    rows = [cells[i:i + cols] for i in range(0, len(cells), cols)]
+    widths = [max(len(r[k]) for r in rows) for k in range(cols)] if rows else []
+    return "\n".join(" ".join(t.ljust(w) for t, w in zip(r, widths)).rstrip() for r in rows)
 
 
 def show_bool(v: bool) -> str:

@@ -138,7 +138,7 @@ def format_game(r: dict) -> str:
             step += 1
             lines.append(f"{step:4d}. {entry['text']}")
         else:
-            lines.append(f"      {entry['say']}")
+            lines.extend(f"      {line}" for line in entry["say"].splitlines() or [""])
     lines.append("")
     if not r["ended"]:
         lines.append(f"The game did not end within {r['length']} decisions.")

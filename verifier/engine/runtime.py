@@ -41,10 +41,17 @@ class Engine:
         self.module = load_module(self.source, program.name)
 
 
-def parse_option_values(engine: Engine, given: dict) -> dict:
-    """Defaults overridden by the user's NAME=VALUE strings (or Python values)."""
+def parse_option_values(engine: Engine, given: dict, bounded: bool = False) -> dict:
+    """Defaults overridden by the user's NAME=VALUE strings (or Python values).
+
+    `bounded`: the caller needs every game to end (random play, OpenSpiel's
+    maximum game length), so options with a `finite` value use it unless the
+    user set them.
+    """
     m = engine.module
     values = dict(m.OPTIONS)
+    if bounded:
+        values.update(m.OPTION_FINITE)
     path = engine.program.spec.path
     for name, raw in given.items():
         if name not in m.OPTION_KINDS:
@@ -82,7 +89,8 @@ def _option_value(name: str, kind: tuple, raw, path: str):
 
 
 class Game:
-    def __init__(self, engine: Engine, players: int | None = None, options: dict | None = None):
+    def __init__(self, engine: Engine, players: int | None = None, options: dict | None = None,
+                 bounded: bool = False):
         m = engine.module
         self.engine = engine
         self.module = m
@@ -91,7 +99,7 @@ class Game:
             raise SpecError([error(Span.unknown(engine.program.spec.path),
                                    f"{m.GAME_TITLE} is for {m.MIN_PLAYERS}..{m.MAX_PLAYERS} players, "
                                    f"not {self.num_players}", code="players")])
-        self.option_values = parse_option_values(engine, options or {})
+        self.option_values = parse_option_values(engine, options or {}, bounded)
         self.num_distinct_actions = m.NUM_ACTIONS
         self.max_chance_outcomes = m.MAX_CHANCE_OUTCOMES
 

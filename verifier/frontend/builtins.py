@@ -59,6 +59,13 @@ def _neighbours(ts, n):
     return SetT(_grid(ts))
 
 
+def _runs(ts, n):
+    g = _grid(ts)
+    _need(is_int_like(ts[1]), f"the run length is a number, got {ts[1]}")
+    longest = max(g.rows, g.cols)
+    return SeqT(SeqT(g, longest), 2 * longest)
+
+
 def _size(ts, n):
     t = ts[0]
     if isinstance(t, SeqT):
@@ -89,6 +96,12 @@ def _position(ts, n):
     return IntT(0, ts[0].cap - 1)
 
 
+def _prefix(ts, n):
+    _need(isinstance(ts[0], SeqT), f"expected a sequence, got {ts[0]}")
+    _need(is_int_like(ts[1]), f"expected a number of items, got {ts[1]}")
+    return ts[0]
+
+
 def _ring(ts, n):
     t, s = ts
     _need(t.is_domain, f"expected an item of a finite domain, got {t}")
@@ -109,6 +122,10 @@ BUILTINS: dict[str, Builtin] = {
     "row": Builtin(1, _row, "the row of a grid cell, from 0"),
     "col": Builtin(1, _col, "the column of a grid cell, from 0"),
     "neighbours": Builtin(1, _neighbours, "the orthogonally adjacent cells of a grid cell"),
+    "runs": Builtin(2, _runs, "every horizontal and vertical run of n cells that contains a cell, each "
+                              "in reading order (left to right, top to bottom)"),
+    "diagonal_runs": Builtin(2, _runs, "every diagonal run of n cells that contains a cell (down-right, "
+                                       "then down-left), each from its top end"),
     "size": Builtin(1, _size, "the number of items in a set or a sequence"),
     "abs": Builtin(1, _abs, "absolute value"),
     "least": Builtin(2, lambda ts, n: _two_ints(ts, n, min), "the smaller of two numbers"),
@@ -116,6 +133,7 @@ BUILTINS: dict[str, Builtin] = {
     "first": Builtin(1, _first, "the first item of a non-empty sequence"),
     "last": Builtin(1, _first, "the last item of a non-empty sequence"),
     "position": Builtin(2, _position, "where an item stands in a sequence, from 0"),
+    "prefix": Builtin(2, _prefix, "the first n items of a sequence (all of it if shorter)"),
     "ring_next": Builtin(2, _ring, "the next open position after x, going round the domain"),
     "ring_prev": Builtin(2, _ring, "the previous open position before x, going round the domain"),
     "union": Builtin(2, _setop, "items in either set"),
@@ -131,6 +149,8 @@ PY_BUILTINS: dict[str, str] = {
     "row": "(({0}) // {cols})",
     "col": "(({0}) % {cols})",
     "neighbours": "L.neighbours({0}, {rows}, {cols})",
+    "runs": "L.runs({0}, {1}, {rows}, {cols})",
+    "diagonal_runs": "L.diagonal_runs({0}, {1}, {rows}, {cols})",
     "size": "L.size({0})",
     "abs": "abs({0})",
     "least": "min({0}, {1})",
@@ -138,6 +158,7 @@ PY_BUILTINS: dict[str, str] = {
     "first": "L.first({0})",
     "last": "L.last({0})",
     "position": "L.position({0}, {1})",
+    "prefix": "list(({0})[:max(0, {1})])",
     "ring_next": "L.ring_next({0}, {1}, {lo}, {size}, 1)",
     "ring_prev": "L.ring_next({0}, {1}, {lo}, {size}, -1)",
     "union": "(({0}) | ({1}))",

@@ -90,7 +90,9 @@ class Lowerer:
                 if text:
                     parts.append("".join(text))
                     text = []
-                tree, diags = parse_expression(raw[i + 1:close], self.path, tok.line or 1, col)
+                # inside {…} a string is written with escaped quotes: {if x then \"a\" else \"b\"}
+                inner = raw[i + 1:close].replace('\\"', '"')
+                tree, diags = parse_expression(inner, self.path, tok.line or 1, col)
                 self.diagnostics.extend(diags)
                 if tree is not None:
                     parts.append(self.lower(tree))
@@ -116,9 +118,9 @@ class Lowerer:
         return N.PlayersDecl(int(lo), int(hi if hi is not None else lo), self.cites(t), span=self.span(t))
 
     def lower_option_decl(self, t):
-        name, ty, default, reason = t.children[:4]
+        name, ty, default, finite, reason = t.children[:5]
         return N.OptionDecl(str(name), self.lower(ty), self.lower(default), self.plain_string(reason),
-                            self.cites(t), span=self.span(t))
+                            self.cites(t), self.opt(finite), span=self.span(t))
 
     def lower_enum_decl(self, t):
         items = tuple(self.lower(c) for c in self.kids(t, "enum_item"))
@@ -184,7 +186,12 @@ class Lowerer:
         score = self.lower(self.kids(t, "score_clause")[0])
         ties = tuple(self.lower(c) for c in self.kids(t, "tiebreak_clause"))
         ret = self.kids(t, "returns_clause")
-        return N.OutcomeDecl(score, ties, self.lower(ret[0]) if ret else None, span=self.span(t))
+        wins = self.kids(t, "wins_clause")
+        return N.OutcomeDecl(score, ties, self.lower(ret[0]) if ret else None,
+                             self.lower(wins[0]) if wins else None, span=self.span(t))
+
+    def lower_wins_clause(self, t):
+        return N.WinsClause(str(t.children[0]), self.lower(t.children[1]), self.cites(t), span=self.span(t))
 
     def lower_score_clause(self, t):
         return N.ScoreClause(str(t.children[0]), self.lower(t.children[1]), self.cites(t), span=self.span(t))

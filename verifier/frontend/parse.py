@@ -28,7 +28,7 @@ _CATEGORY_WORDS = {
     
     
     
-    "AGGREGATE": "an aggregate (sum, count, all, any, min, max, argmin, argmax, collect)",
+    "AGGREGATE": "an aggregate (sum, count, all, any, min, max, argmin, argmax, collect, table)",
     "$END": "the end of the file",
 }
 

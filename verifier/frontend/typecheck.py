@@ -139,6 +139,8 @@ class TypeChecker:
             where = getattr(previous.decl, "span", None)
             notes = (f"first declared at {where}",) if where else ()
             self.err(span, f"{sym.name!r} is already declared", *notes, code="duplicate")
+            if self.scopes:  # recover: the inner name shadows, so its uses don't cascade into errors
+                table[sym.name] = sym
             return
         if sym.name in BUILTINS or sym.name in self.type_names:
             self.err(span, f"{sym.name!r} is already the name of a built-in or a type", code="duplicate")
@@ -414,8 +416,10 @@ class TypeChecker:
         saved = self.allow_state
         self.allow_state = False
         vt = self.infer(d.default, t)
-        self.allow_state = saved
         self.check_assignable(t, vt, d.default)
+        if d.finite is not None:
+            self.check_assignable(t, self.infer(d.finite, t), d.finite)
+        self.allow_state = saved
         if not d.reason.strip():
             self.err(d.span, f"option {d.name!r} needs a reason after 'because'", code="option-reason")
         self.declare(Symbol("option", d.name, t, d), d.span)
@@ -433,7 +437,12 @@ class TypeChecker:
         if d.init is not None:
             saved = self.allow_state
             self.allow_state = False
-            vt = self.infer(d.init, t)
+            inner = t
+            while isinstance(inner, ArrayT):
+                inner = inner.elem
+            # a list literal fills every element when the element itself is a sequence
+            fills = isinstance(t, ArrayT) and isinstance(d.init, N.SeqLit) and isinstance(inner, SeqT)
+            vt = self.infer(d.init, inner if fills else t)
             if isinstance(t, ArrayT) and vt is not None and not assignable(t, vt):
                 inner = t
                 while isinstance(inner, ArrayT):
@@ -491,6 +500,11 @@ class TypeChecker:
                 self.err(clause.expr.span, f"a score is a number, not {t}")
             self.scopes.pop()
         self.allow_score = True
+        if o.wins is not None:
+            self.scopes.append({})
+            self.declare(Symbol("param", o.wins.var, PlayerT(), o.wins, used=True), o.wins.span)
+            self.expect_bool(o.wins.cond)
+            self.scopes.pop()
         if o.returns is not None:
             self.allow_winners = True
             self.scopes.append({})
@@ -523,7 +537,7 @@ class TypeChecker:
             elif isinstance(node, N.Call):
                 used_in_source.add(node.func)
         for sym in self.symbols.values():
-            if sym.kind in ("var", "def", "const") and not sym.used and sym.name not in used_in_source:
+            if sym.kind in ("var", "def", "const", "option") and not sym.used and sym.name not in used_in_source:
                 self.warn(sym.decl.span, f"{sym.kind} {sym.name!r} is never used", code="unused")
 
     # -------------------------------------------------------------- statements
@@ -1032,6 +1046,12 @@ class TypeChecker:
             if e.body is not None:
                 self.err(e.body.span, "count(x in S where condition) takes no ':' part")
             return IntT(0, n)
+        if kind == "table":
+            if not isinstance(et, GridT) or not isinstance(e.source, N.Name) or e.source.name not in self.grids:
+                self.err(e.source.span, "table(c in G: text) lays out the cells of a grid G; name the grid")
+            if e.body is None or (body_t is not None and not isinstance(body_t, StrT)):
+                self.err(e.span, "table(c in G: text) needs a text for each cell after ':'")
+            return StrT()
         if kind == "collect":
             item = body_t if e.body is not None else et
             if isinstance(expected, SetT) and item is not None and is_int_like(item) \

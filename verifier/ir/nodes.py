@@ -192,7 +192,7 @@ class IfExpr(Node):
     span: Span = _span()
 
 
-AGGREGATES = ("sum", "count", "all", "any", "min", "max", "argmin", "argmax", "collect")
+AGGREGATES = ("sum", "count", "all", "any", "min", "max", "argmin", "argmax", "collect", "table")
 
 
 @dataclass(frozen=True)
@@ -382,11 +382,14 @@ class PlayersDecl(Node):
 
 @dataclass(frozen=True)
 class OptionDecl(Node):
+    """`finite` is the value tools use when they need every game to end (e.g. a turn limit)."""
+
     name: str
     type: TypeRef
     default: "Expr"
     reason: str
     cites: Cites = ()
+    finite: Optional["Expr"] = None
     span: Span = _span()
 
 
@@ -511,6 +514,16 @@ class TiebreakClause(Node):
 
 
 @dataclass(frozen=True)
+class WinsClause(Node):
+    """`wins p if cond`: players meeting cond win outright, whatever the scores."""
+
+    var: str
+    cond: "Expr"
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ReturnsClause(Node):
     var: str
     expr: "Expr"
@@ -522,6 +535,7 @@ class OutcomeDecl(Node):
     score: ScoreClause
     tiebreaks: tuple
     returns: Optional[ReturnsClause]
+    wins: Optional[WinsClause] = None
     span: Span = _span()
 
 

@@ -6,7 +6,7 @@ equality).  Every node kind has a `print_<ClassName>` method; a node without
 one raises NotImplementedError rather than being skipped.  Expressions get
 the fewest parentheses the grammar's precedence allows:
 
-    if-then-else < or < and < not < comparisons, in, not in < + - < * // % < unary - < postfix
+    if-then-else < or < and < not < comparisons, in, not in, .. < + - < * // % < unary - < postfix
 """
 from __future__ import annotations
 
@@ -74,13 +74,15 @@ class Printer:
 
     # ------------------------------------------------------------------ declarations
     def print_GameDecl(self, d: N.GameDecl) -> str:
-        return f"game {d.name} {quote(d.title)}"
+        return f"game {d.name} {quote(d.title)}{self.cites(d.cites)}"
 
     def print_PlayersDecl(self, d: N.PlayersDecl) -> str:
-        return f"players {self.nat(d.lo)}" if d.lo == d.hi else f"players {self.nat(d.lo)}..{self.nat(d.hi)}"
+        count = self.nat(d.lo) if d.lo == d.hi else f"{self.nat(d.lo)}..{self.nat(d.hi)}"
+        return f"players {count}{self.cites(d.cites)}"
 
     def print_OptionDecl(self, d: N.OptionDecl) -> str:
-        return (f"option {d.name}: {self.type(d.type)} = {self.expr(d.default)} "
+        finite = f" finite {self.expr(d.finite)}" if d.finite is not None else ""
+        return (f"option {d.name}: {self.type(d.type)} = {self.expr(d.default)}{finite} "
                 f"because {quote(d.reason)}{self.cites(d.cites)}")
 
     def print_EnumItem(self, item: N.EnumItem) -> str:
@@ -105,13 +107,13 @@ class Printer:
             raise ValueError(f"record {d.name} has no fields; the language cannot write an empty record")
         fields = ", ".join(self.dispatch(f) for f in d.fields)
         shown = f" shown {quote(d.shown)}" if d.shown is not None else ""
-        return f"record {d.name} {{ {fields} }}{shown}"
+        return f"record {d.name} {{ {fields} }}{shown}{self.cites(d.cites)}"
 
     def print_TypeDecl(self, d: N.TypeDecl) -> str:
-        return f"type {d.name} = {self.type(d.type)}"
+        return f"type {d.name} = {self.type(d.type)}{self.cites(d.cites)}"
 
     def print_GridDecl(self, d: N.GridDecl) -> str:
-        return f"grid {d.name} rows {self.nat(d.rows)} cols {self.nat(d.cols)}"
+        return f"grid {d.name} rows {self.nat(d.rows)} cols {self.nat(d.cols)}{self.cites(d.cites)}"
 
     def print_ConstDecl(self, d: N.ConstDecl) -> str:
         return f"const {d.name}: {self.type(d.type)} = {self.expr(d.value)}{self.cites(d.cites)}"
@@ -153,15 +155,18 @@ class Printer:
             raise ValueError(f"unknown tiebreak direction {c.direction!r}")
         return f"tiebreak {c.var}: {self.expr(c.expr)} {c.direction}{self.cites(c.cites)}"
 
+    def print_WinsClause(self, c: N.WinsClause) -> str:
+        return f"wins {c.var} if {self.expr(c.cond)}{self.cites(c.cites)}"
+
     def print_ReturnsClause(self, c: N.ReturnsClause) -> str:
         return f"returns {c.var}: {self.expr(c.expr)}"
 
     def print_OutcomeDecl(self, d: N.OutcomeDecl) -> list[str]:
-        clauses = [d.score, *d.tiebreaks] + ([d.returns] if d.returns is not None else [])
+        clauses = [d.score, *d.tiebreaks] + [c for c in (d.wins, d.returns) if c is not None]
         return ["outcome {"] + [INDENT + self.dispatch(c) for c in clauses] + ["}"]
 
     def print_InvariantDecl(self, d: N.InvariantDecl) -> str:
-        return f"invariant {d.name} {quote(d.sentence)}: {self.expr(d.cond)}{self.cites(d.cites)}"
+        return f"invariant {d.name} {quote(d.sentence)}{self.cites(d.cites)}: {self.expr(d.cond)}"
 
     def print_ExampleGiven(self, item: N.ExampleGiven) -> str:
         return f"given {self.lvalue(item.target)} = {self.expr(item.value)}"
@@ -187,6 +192,9 @@ class Printer:
 
     def print_PlayerTypeRef(self, t: N.PlayerTypeRef) -> str:
         return "Player"
+
+    def print_TextTypeRef(self, t: N.TextTypeRef) -> str:
+        return "text"
 
     @staticmethod
     def bound(b) -> str:
@@ -254,10 +262,10 @@ class Printer:
         return lines
 
     def print_For(self, st: N.For, depth: int) -> list[str]:
-        return self.block(f"for {st.var} in {self.expr(st.source)}", st.body, depth)
+        return self.block(f"for {st.var} in {self.expr(st.source)}{self.cites(st.cites)}", st.body, depth)
 
     def print_While(self, st: N.While, depth: int) -> list[str]:
-        return self.block(f"while {self.expr(st.cond)}", st.body, depth)
+        return self.block(f"while {self.expr(st.cond)}{self.cites(st.cites)}", st.body, depth)
 
     def print_Chance(self, st: N.Chance, depth: int) -> str:
         return f"chance {st.var} from {self.expr(st.source)}{self.cites(st.cites)}"
@@ -273,10 +281,10 @@ class Printer:
         return lines
 
     def print_Choose(self, st: N.Choose, depth: int) -> list[str]:
-        return self.moves(f"choose {self.expr(st.player)}", st.moves, depth)
+        return self.moves(f"choose {self.expr(st.player)}{self.cites(st.cites)}", st.moves, depth)
 
     def print_Simultaneous(self, st: N.Simultaneous, depth: int) -> list[str]:
-        return self.moves(f"simultaneous {st.var}", st.moves, depth)
+        return self.moves(f"simultaneous {st.var}{self.cites(st.cites)}", st.moves, depth)
 
     def print_MoveParam(self, p: N.MoveParam) -> str:
         if (p.type is None) == (p.source is None):
@@ -307,7 +315,7 @@ class Printer:
         return "end" + self.cites(st.cites)
 
     def print_Say(self, st: N.Say, depth: int) -> str:
-        return "say " + self.string(st.text)
+        return "say " + self.string(st.text) + self.cites(st.cites)
 
     def print_CollectionEdit(self, st: N.CollectionEdit, depth: int) -> str:
         word = {"add": "to", "append": "to", "remove": "from"}.get(st.op)
@@ -395,6 +403,9 @@ class Printer:
             raise ValueError(f"unknown binary operator {op!r}")
         word = "not in" if op == "notin" else op
         return f"{self.expr(e.left, left)} {word} {self.expr(e.right, right)}", prec
+
+    def print_RangeExpr(self, e: N.RangeExpr):  # a comparison-level operator: `a..b`, not associative
+        return f"{self.expr(e.lo, P_SUM)}..{self.expr(e.hi, P_SUM)}", P_CMP
 
     def print_IfExpr(self, e: N.IfExpr):
         return f"if {self.expr(e.cond)} then {self.expr(e.then)} else {self.expr(e.orelse)}", P_IF
