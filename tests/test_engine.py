@@ -218,3 +218,17 @@ def test_report_json_is_serialisable():
     report = play.play_one(game(GOOF, 2), 1, 100, log=True)
     json.dumps(report)
     assert report["ended"] and len(report["scores"]) == 2
+
+
+def test_information_state_lists_only_own_moves():
+    # Goofspiel: chance, then a simultaneous reveal; tic-tac-toe: alternating moves.
+    state = game(TTT).new_initial_state()
+    for a in (4, 0, 8):
+        state.apply_action(a)
+    assert state.information_state_string(0).endswith("my moves: 4 8")
+    assert state.information_state_string(1).endswith("my moves: 0")
+    g = game(GOOF, 2).new_initial_state()
+    g.apply_action(g.chance_outcomes()[0][0])
+    g.apply_actions([g.legal_actions(0)[0], g.legal_actions(1)[1]])
+    assert g.information_state_string(0).endswith("my moves: " + str(g.history[1][0]))
+    assert str(g.history[0]) not in g.information_state_string(1).split("my moves:")[1]

@@ -25,7 +25,7 @@ How the OpenSpiel game description is filled in:
   when it infers none, the range seen in random play widened fourfold around
   zero.  Either way it is widened to cover every return seen in random play.
 * max_game_length: the `max_game_length=` argument if given; otherwise an
-  *estimate*: 4x the longest of 200 seeded random games (decisions plus chance
+  *estimate*: 4x the longest of 50 seeded random games (decisions plus chance
   draws).  It is not a proof; a later Z3-based pass is meant to prove bounds.
 
 Observations are strings only (no tensors): the observation string is the
@@ -57,7 +57,7 @@ from .engine.runtime import Engine, Game as RuntimeGame, GameState
 from .frontend import load_program
 from .ir.types import BoolT, IntT
 
-ESTIMATE_GAMES = 200          # random games played to estimate max_game_length
+ESTIMATE_GAMES = 50           # random games played to estimate max_game_length (4x the longest)
 ESTIMATE_FACTOR = 4           # ... and the safety factor applied to the longest
 ESTIMATE_SEED = 20240611      # fixed, so the same spec always gets the same GameInfo
 ESTIMATE_MAX_STEPS = 100_000  # a random game longer than this is reported as not ending

@@ -575,7 +575,9 @@ class CodeGen(StaticGen, MoveGen):
                     values.append(self.expr(arg.value))
                 out(0, f"K_{name}_{fname} = ({', '.join(values)}{',' if len(values) == 1 else ''})")
             shown = t.record.shown or (t.record.name + "#{_index}")
-            out(0, f"S_{name} = tuple(" + self.shown_code(t, shown) + f" for i in range({t.count}))")
+            # identical components (two copies of a card) get "#1", "#2": displays stay unique,
+            # as action strings must be
+            out(0, f"S_{name} = L.numbered_copies(tuple(" + self.shown_code(t, shown) + f" for i in range({t.count})))")
         for name, d in p.consts.items():
             out(0, f"C_{name} = {self.expr(d.value)}")
         out(0, f"OPTIONS = {{{', '.join(f'{n!r}: {self.expr(d.default)}' for n, d in p.options.items())}}}")

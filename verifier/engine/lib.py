@@ -184,6 +184,21 @@ def set_remove(mask: int, bit: int, where: str) -> int:
     return mask & ~(1 << bit)
 
 
+def numbered_copies(names: tuple) -> tuple:
+    """Repeated names become "name #1", "name #2", ...; unique names are unchanged."""
+    total: dict = {}
+    for n in names:
+        total[n] = total.get(n, 0) + 1
+    seen: dict = {}
+    out = []
+    for n in names:
+        if total[n] > 1:
+            seen[n] = seen.get(n, 0) + 1
+            n = f"{n} #{seen[n]}"
+        out.append(n)
+    return tuple(out)
+
+
 def grid_text(cells: list, cols: int) -> str:
     """Cell texts laid out row by row, each column as wide as its widest cell."""
     rows = [cells[i:i + cols] for i in range(0, len(cells), cols)]

@@ -220,17 +220,18 @@ class GameState:
             raise ValueError("the game is over")
         d = self.m.DECISIONS[s.pc]
         if d[0] == "choose":  # the hot path: one generated call runs the whole move
+            mover = s.cur  # the step runs on to the next decision point, which changes s.cur
             if s.logging:
-                self._check_legal(s.cur, action)
-                s.log.append(("move", f"{show_player(s.cur)}: {self.action_to_string(s.cur, action)}"))
+                self._check_legal(mover, action)
+                s.log.append(("move", f"{show_player(mover)}: {self.action_to_string(mover, action)}"))
             try:
-                d[5](s, s.cur, action)
+                d[5](s, mover, action)
             except (RuleError, ValueError):
                 raise
             except Exception as exc:
                 raise RuleError(f"{type(exc).__name__}: {exc}") from exc
             self.history.append(int(action))
-            self.actors.append(s.cur)
+            self.actors.append(mover)
             return
         if d[0] == "simultaneous":
             if self.s.n == 1:

@@ -324,6 +324,12 @@ class TypeChecker:
         if isinstance(d, N.EnumDecl):
             names = [i.name for i in d.items]
             t = EnumT(d.name, tuple(names), tuple(i.display or i.name for i in d.items))
+            shown: dict = {}
+            for item, display in zip(d.items, t.displays):
+                if display in shown:  # moves are told apart by their text, so displays must differ
+                    self.err(item.span, f"{item.name!r} is shown as {display!r}, like {shown[display]!r}",
+                             "give the items of an enum different display names", code="duplicate")
+                shown.setdefault(display, item.name)
             self.enums[d.name] = t
             self.type_names[d.name] = t
             for item in d.items:

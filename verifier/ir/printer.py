@@ -21,7 +21,6 @@ _CMP_OPS = {"==", "!=", "<", "<=", ">", ">=", "in", "notin"}
 _SUM_OPS = {"+", "-"}
 _PROD_OPS = {"*", "//", "%"}
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "{": "\\{", "}": "\\}"}
-_NOT_IN_INTERPOLATION = set('{}"\\\n')
 
 
 def escape(text: str) -> str:
@@ -351,15 +350,20 @@ class Printer:
             raise NotImplementedError(f"printer expected a StrLit, got {type(e).__name__}")
         out = ['"']
         for part in e.parts:
-            if isinstance(part, str):
-                out.append(escape(part))
-            else:
-                inner = self.expr(part)
-                if _NOT_IN_INTERPOLATION.intersection(inner):
-                    raise ValueError(f"cannot write {inner!r} inside a string's {{...}}")
-                out.append("{" + inner + "}")
+            out.append(escape(part) if isinstance(part, str) else "{" + self.interpolation(part) + "}")
         out.append('"')
         return "".join(out)
+
+    def interpolation(self, e) -> str:
+        """An expression inside a string's `{...}`: it ends at the first `}`, and its
+        strings' quotes are written `\\"` (the front end turns `\\"` back into `"`)."""
+        inner = self.expr(e)
+        bad = "}" in inner or "\n" in inner or any(
+            isinstance(n, N.StrLit) and any(not isinstance(p, str) or '"' in p for p in n.parts)
+            for n in _walk(e))
+        if bad:
+            raise ValueError(f"cannot write {inner!r} inside a string's {{...}}")
+        return inner.replace('"', '\\"')
 
     def print_StrLit(self, e: N.StrLit):
         return self.string(e), P_ATOM
@@ -423,6 +427,12 @@ class Printer:
 
     def print_SetLit(self, e: N.SetLit):
         return "{" + ", ".join(self.expr(i) for i in e.items) + "}", P_ATOM
+
+
+def _walk(node):
+    yield node
+    for child in node.children():
+        yield from _walk(child)
 
 
 def print_spec(spec: N.Spec) -> str:
