@@ -349,7 +349,7 @@ class CodeGen(StaticGen, MoveGen):
         if isinstance(t, BoolT):
             return "False"
         if isinstance(t, IntT):
-            return repr(max(t.lo, min(0, t.hi)))
+            return repr(t.lo)  # a type's first value, as documented
         if isinstance(t, SeqT):
             return "[]"
         if isinstance(t, ArrayT):
