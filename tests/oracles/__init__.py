@@ -1,0 +1,1 @@
+"""Hand-written oracles of games, written from their rulebooks, for lockstep tests."""
