@@ -29,6 +29,8 @@ from verifier.engine.play import random_step  # noqa: E402
 from verifier.engine.runtime import Engine, Game  # noqa: E402
 from verifier.frontend import load_program  # noqa: E402
 
+from engine_vs_oracle import engine_vs_oracle  # noqa: E402  (benchmarks/engine_vs_oracle.py)
+
 MAX_STEPS = 100_000  # a playout longer than this is cut off and counted as unfinished
 
 
@@ -155,6 +157,7 @@ def main(argv=None) -> int:
                       **runtime_playouts(game, playout_seconds)})
         result["specs"].append(entry)
     result["tictactoe"] = tictactoe_comparison(rounds, round_seconds)
+    result["oracles"] = engine_vs_oracle(3 if args.quick else 5, 0.3 if args.quick else 1.0)
 
     if args.json:
         print(json.dumps(result, indent=2))
@@ -182,6 +185,14 @@ def main(argv=None) -> int:
                        ("compiled / OpenSpiel Python", "compiled_over_openspiel_python"),
                        ("adapter / compiled", "adapter_over_compiled")):
         print(f"  {label + ':':<29}{t[key]:.3f}   (inverse {1 / t[key]:.2f})")
+    print()
+    print("compiled engine vs hand-written oracle, random playouts/s (median of interleaved rounds):")
+    for e in result["oracles"]:
+        if "error" in e:
+            print(f"  {e['spec']:<26} error: {e['error']}")
+            continue
+        print(f"  {e['spec']:<26}{e['players']}p  engine {e['engine_playouts_per_s']:>8.1f}  "
+              f"oracle {e['oracle_playouts_per_s']:>8.1f}  engine/oracle {e['engine_over_oracle']:.2f}")
     return 0
 
 

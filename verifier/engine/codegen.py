@@ -184,11 +184,12 @@ class CodeGen(StaticGen, MoveGen):
             r, c = (self.expr(a) for a in e.args)
             return f"(({r}) * {g.cols} + ({c}))"
         if e.func == "score":
-            return f"_score(s, {self.expr(e.args[0])})"
+            score = "_score" if self.read_only else "_score_now"
+            return f"{score}(s, {self.expr(e.args[0])})"
         sym = self.p.symbols.get(e.func)
         if sym is not None and sym.kind == "def":
             args = "".join(", " + self.expr(a) for a in e.args)
-            return f"D_{e.func}(s{args})"
+            return f"{'R' if self.read_only else 'D'}_{e.func}(s{args})"
         args = [self.expr(a) for a in e.args]
         types = [self.T(a) for a in e.args]
         f = e.func
@@ -421,7 +422,9 @@ class CodeGen(StaticGen, MoveGen):
         self.block(st.body.stmts, out, ind + 1)
 
     def s_Say(self, st, out, ind):
-        out(ind, f"if s.logging: s.log.append({self.expr(st.text)})")
+        out(ind, "if s.logging:")  # the text is only computed for a logged game
+        out(ind + 1, f"_said = {self.expr(st.text)}.rstrip('\\n')")
+        out(ind + 1, "if _said: s.log.append(_said)  # an empty text says nothing")
 
     def s_End(self, st, out, ind):
         out(ind, "s.pc = -1")
@@ -443,6 +446,7 @@ class CodeGen(StaticGen, MoveGen):
 
     # ----------------------------------------------------------------- flow segments
     in_flow_code = False
+    read_only = False  # generating code that only reads state: memoised definitions allowed
 
     def new_segment(self) -> Segment:
         seg = Segment(len(self.segments))
@@ -628,7 +632,7 @@ class CodeGen(StaticGen, MoveGen):
         # loop snapshots are known only after the flow is compiled: compile it first
         self.compile_flow()
         extra = [f"I_{k}" for k in self.loop_snapshots] + [f"K_{k}" for k in self.loop_snapshots]
-        names = ["n", "pc", "cur", "logging", "log"] + [f for f, _ in fields] + extra
+        names = ["n", "pc", "cur", "logging", "log", "memo"] + [f for f, _ in fields] + extra
         out(0, "")
         out(0, "")
         out(0, "class State:")
@@ -642,6 +646,7 @@ class CodeGen(StaticGen, MoveGen):
         out(1, "s.cur = -1")
         out(1, "s.logging = False")
         out(1, "s.log = []")
+        out(1, "s.memo = {}")
         for name in self.p.options:
             out(1, f"s.O_{name} = options[{name!r}]")
         for name, d in self.p.vars.items():
@@ -659,6 +664,7 @@ class CodeGen(StaticGen, MoveGen):
         out(0, "def clone(s):")
         out(1, "t = State.__new__(State)")
         out(1, "t.n, t.pc, t.cur, t.logging, t.log = s.n, s.pc, s.cur, s.logging, list(s.log)")
+        out(1, "t.memo = {}")
         for f, t in fields:
             out(1, f"t.{f} = {self.copy(t, 's.' + f)}")
         for k in self.loop_snapshots:
@@ -673,13 +679,35 @@ class CodeGen(StaticGen, MoveGen):
         out(1, "return {" + ", ".join(items) + "}")
 
     def gen_defs(self, out: Emitter) -> None:
-        for name, d in self.p.defs.items():
+        """Each definition twice: `D_` for code that changes state, and `R_`, memoised,
+        for read-only code (legal moves, scores, observations, invariants).
+
+        Definitions are pure, so within one read-only evaluation a call with the same
+        arguments has the same result; the runtime gives each of its calls a fresh
+        memo (`s.memo`), and code that changes state never reads it.
+        """
+        for k, (name, d) in enumerate(self.p.defs.items()):
             params = "".join(f", v_{q.name}" for q in d.params)
             self.locals_stack.append({q.name for q in d.params})
             out(0, "")
             out(0, "")
             out(0, f"def D_{name}(s{params}):")
             out(1, f"return {self.expr(d.body)}")
+            out(0, "")
+            out(0, "")
+            out(0, f"def R_{name}(s{params}):")
+            self.read_only = True
+            body = self.expr(d.body)
+            self.read_only = False
+            hashable = all(self.p.symbols_param_type(q).is_domain for q in d.params)
+            if hashable:
+                key = f"({k}{''.join(f', v_{q.name}' for q in d.params)})" if d.params else str(k)
+                out(1, f"r = s.memo.get({key}, L.MISSING)")
+                out(1, "if r is L.MISSING:")
+                out(2, f"r = s.memo[{key}] = {body}")
+                out(1, "return r")
+            else:
+                out(1, f"return {body}")
             self.locals_stack.pop()
 
     def compile_flow(self) -> None:
@@ -729,6 +757,13 @@ class CodeGen(StaticGen, MoveGen):
         out(0, f"SEGMENTS = ({', '.join(f'_g{s.index}' for s in self.segments)},)")
 
     def gen_outcome(self, out: Emitter) -> None:
+        self.read_only = True
+        try:
+            self._gen_outcome(out)
+        finally:
+            self.read_only = False
+
+    def _gen_outcome(self, out: Emitter) -> None:
         o = self.p.outcome
         out(0, "")
         out(0, "")
@@ -736,6 +771,12 @@ class CodeGen(StaticGen, MoveGen):
         self.locals_stack.append({o.score.var})
         out(1, f"return {self.expr(o.score.expr)}")
         self.locals_stack.pop()
+        out(0, "")
+        out(0, "")
+        out(0, "def _score_now(s, p):")
+        out(1, '"""score(p) used while the state changes: a fresh memo for each use."""')
+        out(1, "s.memo = {}")
+        out(1, "return _score(s, p)")
         out(0, "")
         out(0, "")
         out(0, "def _rank_key(s, p):")
@@ -772,6 +813,13 @@ class CodeGen(StaticGen, MoveGen):
         out(0, f"TIEBREAKS = {tuple((tb.direction) for tb in o.tiebreaks)!r}")
 
     def gen_observation(self, out: Emitter) -> None:
+        self.read_only = True
+        try:
+            self._gen_observation(out)
+        finally:
+            self.read_only = False
+
+    def _gen_observation(self, out: Emitter) -> None:
         out(0, "")
         out(0, "")
         out(0, "def observe(s, P):")
@@ -796,6 +844,13 @@ class CodeGen(StaticGen, MoveGen):
         out(1, "return '\\n'.join(lines)")
 
     def gen_invariants(self, out: Emitter) -> None:
+        self.read_only = True
+        try:
+            self._gen_invariants(out)
+        finally:
+            self.read_only = False
+
+    def _gen_invariants(self, out: Emitter) -> None:
         names = []
         for i, inv in enumerate(self.p.invariants):
             out(0, "")

@@ -83,7 +83,9 @@ class MoveGen:
         out(0, "")
         out(0, "")
         out(0, f"def _outcomes{info.index}(s):")
+        self.read_only = True
         src = self.iter_code(node.source)
+        self.read_only = False
         # ascending, as OpenSpiel requires of outcomes (a set's bits already are)
         out(1, f"return sorted(L.unique({src}))" if isinstance(et, SeqT) else f"return list({src})")
         out(0, "")
@@ -106,6 +108,7 @@ class MoveGen:
         self.block(mv.body.stmts, out, 1)
         out(0, "")
         out(0, "")
+        self.read_only = True  # texts and explanations only read the state
         out(0, f"def _text_m{mi.index}(s, {player}{args}):")
         if mv.text is not None:
             out(1, f"return {self.expr(mv.text)}")
@@ -130,6 +133,7 @@ class MoveGen:
             out(1, f"if not {self.expr(req.cond)}:")
             out(2, f"failed.append(({req.label!r}, {req.message!r}, {req.cites!r}))")
         out(1, "return failed")
+        self.read_only = False
         self.locals_stack.pop()
 
     def member_test(self, p) -> str:
@@ -159,6 +163,13 @@ class MoveGen:
         return " + ".join(terms)
 
     def gen_legal(self, out, info) -> None:
+        self.read_only = True
+        try:
+            self._gen_legal(out, info)
+        finally:
+            self.read_only = False
+
+    def _gen_legal(self, out, info) -> None:
         player_var = info.moves[0].player_var if info.moves else None
         out(0, "")
         out(0, "")

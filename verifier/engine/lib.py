@@ -17,6 +17,9 @@ class RuleError(Exception):
         self.plain = message
 
 
+MISSING = object()  # "not in the memo" (None can be a memoised value)
+
+
 class IllegalMove(ValueError):
     """An action whose move is not legal now; carries the broken requirements."""
 
@@ -27,14 +30,14 @@ class IllegalMove(ValueError):
         super().__init__(f"action {action} is not legal: {reasons}")
 
 
-def bits(mask: int, lo: int):
-    """Values in a set bitmask, in ascending order."""
-    i = lo
+def bits(mask: int, lo: int) -> list:
+    """Values in a set bitmask, in ascending order (one step per member, not per bit)."""
+    out = []
     while mask:
-        if mask & 1:
-            yield i
-        mask >>= 1
-        i += 1
+        low = mask & -mask
+        out.append(low.bit_length() - 1 + lo)
+        mask ^= low
+    return out
 
 
 def bits_list(mask: int, lo: int) -> list:

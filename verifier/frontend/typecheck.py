@@ -75,11 +75,16 @@ class Program:
     num_actions: int
     max_chance_outcomes: int
     type_names: dict = field(default_factory=dict)
+    def_param_types: dict = field(default_factory=dict)  # id(Param) -> Type
     # for each Let/For/Chance that binds a flow local: id(node) -> name
     local_names: dict = field(default_factory=dict)
 
     def type_of(self, expr) -> Type:
         return self.types[id(expr)]
+
+    def symbols_param_type(self, param) -> Type:
+        """The type of a definition's parameter (resolved names only: the spec type-checked)."""
+        return self.def_param_types[id(param)]
 
     def decision_of(self, node) -> DecisionInfo:
         for d in self.decisions:
@@ -103,6 +108,7 @@ class TypeChecker:
         self.type_names: dict[str, Type] = {}
         self.flow_locals: dict[str, Type] = {}
         self.flow_symbols: dict[str, Symbol] = {}  # visible only inside the flow
+        self.def_param_types: dict = {}
         self.local_names: dict = {}
         self.decisions: list[DecisionInfo] = []
         self.moves: list[MoveInfo] = []
@@ -302,7 +308,7 @@ class TypeChecker:
             defs={d.name: d for d in spec.of_kind(N.DefDecl)}, flow=flow, outcome=outcome,
             invariants=spec.of_kind(N.InvariantDecl), examples=spec.of_kind(N.ExampleDecl),
             flow_locals=self.flow_locals, decisions=self.decisions, moves=self.moves,
-            type_names=dict(self.type_names),
+            type_names=dict(self.type_names), def_param_types=self.def_param_types,
             num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names)
 
     def single(self, kind, word):
@@ -475,7 +481,7 @@ class TypeChecker:
             return
         self.scopes.append({})
         for p in d.params:
-            pt = self.resolve_type(p.type)
+            pt = self.symbols_param_type(p)
             self.declare(Symbol("param", p.name, pt, p, used=True), p.span)
         vt = self.infer(d.body, sym.type)
         self.check_assignable(sym.type, vt, d.body)
@@ -938,7 +944,10 @@ class TypeChecker:
             return None
 
     def symbols_param_type(self, p: N.Param) -> Type | None:
-        return self.resolve_type(p.type)
+        t = self.resolve_type(p.type)
+        if t is not None:
+            self.def_param_types[id(p)] = t
+        return t
 
     def expr_Unary(self, e, expected):
         t = self.infer(e.operand, expected if e.op == "not" else None)

@@ -384,35 +384,55 @@ class Printer:
         return f"{e.func}({', '.join(self.expr(a) for a in e.args)})", P_ATOM
 
     def print_Unary(self, e: N.Unary):
+        if e.op not in ("not", "-"):
+            raise ValueError(f"unknown unary operator {e.op!r}")
+        count, operand = 0, e  # `- - - x` and `not not x` are printed without recursion
+        while isinstance(operand, N.Unary) and operand.op == e.op:
+            count, operand = count + 1, operand.operand
         if e.op == "not":
-            return f"not {self.expr(e.operand, P_NOT)}", P_NOT
-        if e.op == "-":
-            inner = self.expr(e.operand, P_UNARY)
-            return ("- " if inner.startswith("-") else "-") + inner, P_UNARY
-        raise ValueError(f"unknown unary operator {e.op!r}")
+            return "not " * count + self.expr(operand, P_NOT), P_NOT
+        inner = self.expr(operand, P_UNARY)
+        return " ".join(["-"] * count) + (" " if inner.startswith("-") else "") + inner, P_UNARY
+
+    @staticmethod
+    def binary_levels(op: str) -> tuple[int, int, int]:
+        """(precedence, minimum for the left operand, minimum for the right operand)."""
+        if op == "or":  # chains are left-nested: a or b or c == (a or b) or c
+            return P_OR, P_OR, P_AND
+        if op == "and":
+            return P_AND, P_AND, P_NOT
+        if op in _CMP_OPS:  # not associative: both sides are sums
+            return P_CMP, P_SUM, P_SUM
+        if op in _SUM_OPS:
+            return P_SUM, P_SUM, P_PROD
+        if op in _PROD_OPS:
+            return P_PROD, P_PROD, P_UNARY
+        raise ValueError(f"unknown binary operator {op!r}")
 
     def print_Binary(self, e: N.Binary):
-        op = e.op
-        if op == "or":  # chains are left-nested: a or b or c == (a or b) or c
-            prec, left, right = P_OR, P_OR, P_AND
-        elif op == "and":
-            prec, left, right = P_AND, P_AND, P_NOT
-        elif op in _CMP_OPS:  # not associative: both sides are sums
-            prec, left, right = P_CMP, P_SUM, P_SUM
-        elif op in _SUM_OPS:
-            prec, left, right = P_SUM, P_SUM, P_PROD
-        elif op in _PROD_OPS:
-            prec, left, right = P_PROD, P_PROD, P_UNARY
-        else:
-            raise ValueError(f"unknown binary operator {op!r}")
-        word = "not in" if op == "notin" else op
-        return f"{self.expr(e.left, left)} {word} {self.expr(e.right, right)}", prec
+        prec, left_min, _ = self.binary_levels(e.op)
+        # walk the left spine of a chain (a + b - c + ...) without recursion: long sums stay printable
+        spine, node = [], e
+        while isinstance(node, N.Binary) and prec != P_CMP and self.binary_levels(node.op)[0] == prec:
+            spine.append(node)
+            node = node.left
+        if not spine:  # a comparison: one level
+            spine, node = [e], e.left
+        out = [self.expr(node, left_min)]
+        for b in reversed(spine):
+            word = "not in" if b.op == "notin" else b.op
+            out.append(f" {word} {self.expr(b.right, self.binary_levels(b.op)[2])}")
+        return "".join(out), prec
 
     def print_RangeExpr(self, e: N.RangeExpr):  # a comparison-level operator: `a..b`, not associative
         return f"{self.expr(e.lo, P_SUM)}..{self.expr(e.hi, P_SUM)}", P_CMP
 
     def print_IfExpr(self, e: N.IfExpr):
-        return f"if {self.expr(e.cond)} then {self.expr(e.then)} else {self.expr(e.orelse)}", P_IF
+        out, node = [], e  # `if a then b else if c then d else e`, without recursion on the else chain
+        while isinstance(node, N.IfExpr):
+            out.append(f"if {self.expr(node.cond)} then {self.expr(node.then)} else ")
+            node = node.orelse
+        return "".join(out) + self.expr(node), P_IF
 
     def print_Aggregate(self, e: N.Aggregate):
         out = f"{e.kind}({e.var} in {self.expr(e.source)}"
