@@ -381,7 +381,12 @@ class Printer:
         return f"{e.name} = {self.expr(e.value)}", P_IF
 
     def print_Call(self, e: N.Call):
-        return f"{e.func}({', '.join(self.expr(a) for a in e.args)})", P_ATOM
+        args = ", ".join(self.expr(a) for a in e.args)
+        if e.func in N.AGGREGATES:
+            # `sum(` lexes as the aggregate keyword (AGGREGATE looks ahead for `\s*(`); the parser
+            # made this a call because a comment stood between the name and `(`, so write one there
+            return f"{e.func} #\n({args})", P_ATOM
+        return f"{e.func}({args})", P_ATOM
 
     def print_Unary(self, e: N.Unary):
         if e.op not in ("not", "-"):
