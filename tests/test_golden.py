@@ -30,12 +30,7 @@ HEADER = re.compile(r"# command: rulebook (?P<args>.+?) \(exit (?P<code>\d+)\)$"
 
 # Known front-end bugs that make a golden case's output wrong; the case is
 # kept (it documents the bug) and marked xfail(strict=True) until fixed.
-KNOWN_BUGS: dict[str, str] = {
-    "syntax_assign_for_compare": (
-        "verifier/frontend/parse.py syntax_diagnostic: the \"write '=='\" note tests tok.type == 'ASSIGN_OP', "
-        "but lark names the '=' terminal EQUAL, so the note never appears (and the truncated "
-        "'expected ...' list omits '==')"),
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _relative(path: Path) -> str:

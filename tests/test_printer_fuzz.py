@@ -315,13 +315,8 @@ def test_long_chains_print_without_recursion(body):
     _round_trip(spec, "long.rules")
 
 
-_DEEP_BUG = ("verifier/frontend/lower.py Lowerer.lower (lower_arith / _chain / lower_seq_lit ...): lowering "
-             "recurses once per nesting level, so a long sum or deeply nested brackets raise RecursionError "
-             "out of parse_spec/check_text (`rulebook check` says 'internal error', exit 3) instead of a "
-             "diagnostic")
-
-
-@pytest.mark.xfail(strict=True, reason=_DEEP_BUG)
+# Regression guard (found by this file): a long sum or deeply nested brackets once raised
+# RecursionError out of parse_spec/check_text instead of giving a diagnostic.
 @pytest.mark.parametrize("expr", ["1" + " + 1" * 700, "[" * 90 + "]" * 90 + " == []"], ids=["sum700", "nest90"])
 def test_deep_expressions_give_diagnostics_not_exceptions(expr):
     text = CONTEXT + f"const DEEP: bool = {expr}\n"
@@ -329,20 +324,16 @@ def test_deep_expressions_give_diagnostics_not_exceptions(expr):
     assert program is not None or has_errors(diags)
 
 
-_COMMENT_BUG = ("grammar/rules.lark AGGREGATE: the lookahead (?=\\s*\\() skips spaces but not comments, so "
-                "`sum # note` + newline + `(q in Cell)` lexes `sum` as a NAME and parses as a call of an unknown "
-                "function 'sum' instead of the aggregate: a comment changes the meaning")
-
-
+# Regression guard (found by this file): the AGGREGATE lookahead once skipped spaces but not
+# comments, so `sum # note` + newline + `(q in Cell)` parsed as a call of an unknown function.
 def test_comment_before_paren_round_trips():
-    """Whatever the front end makes of it, the printer reproduces it (here: a Call named `sum`)."""
+    """Whatever the front end makes of it, the printer reproduces it."""
     text = CONTEXT + "def probe(): 0..9 = sum # note\n(q in Cell)\n"
     spec, diags = parse_spec(text, "c.rules")
     assert spec is not None and not has_errors(diags)
     _round_trip(spec, "c.rules")
 
 
-@pytest.mark.xfail(strict=True, reason=_COMMENT_BUG)
 def test_comment_before_paren_keeps_the_aggregate():
     plain = parse_spec(CONTEXT + "def probe(): 0..9 = sum(q in Cell)\n", "c.rules")[0]
     commented = parse_spec(CONTEXT + "def probe(): 0..9 = sum # note\n(q in Cell)\n", "c.rules")[0]

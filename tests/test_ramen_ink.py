@@ -34,8 +34,8 @@ FEWEST = max(8, settings.default.max_examples // 6)   # the stuffing policy's ga
 def catalogues(module):
     """The order and topping catalogues of a compiled engine module, by item names."""
     orders = [(module.N_OrderKind[kind], [module.N_Topping[t] for t in wants])
-              for kind, wants in zip(module.K_ORDERS_kind, module.K_ORDERS_wants)]
-    cards = [[module.N_Topping[t] for t in toppings] for toppings in module.K_CARDS_toppings]
+              for kind, wants in zip(module.K_ORDERS__kind, module.K_ORDERS__wants)]
+    cards = [[module.N_Topping[t] for t in toppings] for toppings in module.K_CARDS__toppings]
     return orders, cards
 
 

@@ -44,7 +44,7 @@ def _game(path: str, players: int, options: tuple):
 
 
 def recipes_of(module):
-    return [[module.N_Ingredient[i] for i in items] for items in module.K_RECIPES_items]
+    return [[module.N_Ingredient[i] for i in items] for items in module.K_RECIPES__items]
 
 
 def engine_and_oracle(players: int, path: Path | str = SPEC, **options):

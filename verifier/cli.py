@@ -129,6 +129,8 @@ def cmd_play(args, sources: Sources) -> int:
     from .engine import play
     if args.games < 1:
         raise UserError("--games must be at least 1")
+    if args.max_moves < 1:
+        raise UserError("--max-moves must be at least 1")
     program, _ = load_program(args.spec, sources)
     # random play needs games that end: options with a `finite` value use it unless set
     game = Game(Engine(program), args.players, _option_pairs(args.option), bounded=True)

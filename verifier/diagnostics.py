@@ -21,11 +21,12 @@ class Span:
     end_col: int
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
+        return self.path if self.line == 0 else f"{self.path}:{self.line}:{self.col}"
 
     @staticmethod
     def unknown(path: str = "<input>") -> "Span":
-        return Span(path, 1, 1, 1, 1)
+        """The whole file, not a place in it (line 0): rendered without line, column or caret."""
+        return Span(path, 0, 0, 0, 0)
 
 
 class Severity(str, Enum):
@@ -92,8 +93,8 @@ class Sources:
 def render(diag: Diagnostic, sources: Sources | None = None) -> str:
     """`path:line:col: severity: message`, the source line, a caret, the notes."""
     s = diag.span
-    out = [f"{s.path}:{s.line}:{s.col}: {diag.severity.value}: {diag.message}"]
-    src = sources.line(s.path, s.line) if sources else None
+    out = [f"{s}: {diag.severity.value}: {diag.message}"]
+    src = sources.line(s.path, s.line) if sources and s.line > 0 else None
     if src is not None:
         src = src.replace("\t", " ")
         width = (s.end_col - s.col) if s.end_line == s.line and s.end_col > s.col else 1

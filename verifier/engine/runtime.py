@@ -37,8 +37,16 @@ class Engine:
 
     def __init__(self, program: Program):
         self.program = program
-        self.source = generate(program)
-        self.module = load_module(self.source, program.name)
+        try:
+            self.source = generate(program)
+            self.module = load_module(self.source, program.name)
+        except (RecursionError, MemoryError, SyntaxError) as exc:
+            # Python's own compiler limits nesting (200 parentheses); any other
+            # syntax error in generated code is a bug of ours and stays one
+            if isinstance(exc, SyntaxError) and "nested" not in str(exc) and "too complex" not in str(exc):
+                raise
+            from ..frontend import too_deep
+            raise SpecError([too_deep(program.spec.path)]) from None
 
 
 def parse_option_values(engine: Engine, given: dict, bounded: bool = False) -> dict:

@@ -68,7 +68,7 @@ def describe_expected(names) -> str:
 
 def _token_text(tok: lark.Token) -> str:
     if tok.type == "$END":
-        return "the end of the file"
+        return "end of file"
     return f"'{tok.value}'"
 
 
@@ -98,8 +98,11 @@ def syntax_diagnostic(exc: UnexpectedInput, path: str, text: str) -> Diagnostic:
                         tok.end_column or tok.column + len(tok.value))
         expected = describe_expected(exc.accepts or exc.expected)
         notes = []
-        if tok.type == "ASSIGN_OP" and tok.value == "=":
+        if tok.value == "=" and any(_describe_terminal(n) == "'=='" for n in (exc.accepts or exc.expected)):
             notes.append("to compare two values write '=='")
+        word = tok.value if tok.value in _DECLARATION_WORDS else _word_before(text, tok)
+        if word in _DECLARATION_WORDS:
+            notes.append(f"'{word}' starts a top-level declaration: is a '}}' missing above it?")
         if tok.type == "NAME" and tok.value in _KEYWORD_HINTS:
             notes.append(_KEYWORD_HINTS[tok.value])
         return error(span, f"unexpected {_token_text(tok)}: expected {expected}", *notes, code="syntax")
@@ -109,6 +112,18 @@ def syntax_diagnostic(exc: UnexpectedInput, path: str, text: str) -> Diagnostic:
                      f"unexpected end of file: expected {describe_expected(exc.expected)}", code="syntax")
     return error(Span.unknown(path), f"syntax error: {exc}", code="syntax")
 
+
+def _word_before(text: str, tok: lark.Token) -> str:
+    """The only word before the token on its line (a declaration keyword lexed as a name)."""
+    lines = text.splitlines()
+    if not tok.line or tok.line > len(lines):
+        return ""
+    before = lines[tok.line - 1][:max(0, (tok.column or 1) - 1)].strip()
+    return before if before.isidentifier() else ""
+
+
+_DECLARATION_WORDS = {"game", "players", "option", "enum", "record", "type", "grid", "const", "catalogue",
+                      "var", "def", "flow", "outcome", "invariant", "example"}
 
 _KEYWORD_HINTS = {
     "var": "'var' declares state at the top level, not inside a block; use 'let' for a local value",

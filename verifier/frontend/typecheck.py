@@ -127,9 +127,9 @@ class TypeChecker:
 
     # -------------------------------------------------------------- names
     def check_identifier(self, name: str, span: Span) -> bool:
-        if name.startswith("__") or name.startswith("_"):
-            self.err(span, f"names may not start with '_': {name!r}",
-                     "a leading underscore is reserved for generated code", code="reserved-name")
+        if name.startswith("_") or "__" in name:
+            self.err(span, f"names may not start with '_' or contain '__': {name!r}",
+                     "underscores there are reserved for generated code", code="reserved-name")
             return False
         if name in RESERVED:
             self.err(span, f"{name!r} is a reserved word of the language", code="reserved-name")
@@ -229,7 +229,7 @@ class TypeChecker:
         games = spec.of_kind(N.GameDecl)
         name, title = ("game", "game")
         if not games:
-            self.err(Span(spec.path, 1, 1, 1, 2), "a spec must start with 'game NAME \"Title\"'",
+            self.err(Span.unknown(spec.path), "a spec must start with 'game NAME \"Title\"'",
                      code="missing-decl")
         else:
             name, title = games[0].name, games[0].title
@@ -237,7 +237,7 @@ class TypeChecker:
                 self.err(extra.span, "only one 'game' declaration is allowed", code="duplicate")
         players = spec.of_kind(N.PlayersDecl)
         if not players:
-            self.err(Span(spec.path, 1, 1, 1, 2), "missing 'players N' or 'players MIN..MAX'",
+            self.err(Span.unknown(spec.path), "missing 'players N' or 'players MIN..MAX'",
                      code="missing-decl")
         else:
             p = players[0]
@@ -314,7 +314,7 @@ class TypeChecker:
     def single(self, kind, word):
         found = self.spec.of_kind(kind)
         if not found:
-            self.err(Span(self.spec.path, 1, 1, 1, 2), f"a spec needs one '{word}' declaration",
+            self.err(Span.unknown(self.spec.path), f"a spec needs one '{word}' declaration",
                      code="missing-decl")
             return None
         for extra in found[1:]:
@@ -489,18 +489,19 @@ class TypeChecker:
         self.check_recursion(d)
 
     def check_recursion(self, d: N.DefDecl) -> None:
-        seen, stack = set(), [d]
+        seen, stack = set(), [(d, ())]
         while stack:
-            cur = stack.pop()
+            cur, path = stack.pop()
             for node in walk(cur.body):
                 if isinstance(node, N.Call) and node.func in self.symbols and self.symbols[node.func].kind == "def":
                     if node.func == d.name:
-                        self.err(d.span, f"{d.name!r} calls itself; definitions may not be recursive",
+                        via = f" through {' -> '.join(repr(n) for n in path)}" if path else ""
+                        self.err(d.span, f"{d.name!r} calls itself{via}; definitions may not be recursive",
                                  code="recursion")
                         return
                     if node.func not in seen:
                         seen.add(node.func)
-                        stack.append(self.symbols[node.func].decl)
+                        stack.append((self.symbols[node.func].decl, path + (node.func,)))
 
     def check_outcome(self, o: N.OutcomeDecl) -> None:
         self.allow_score = False
@@ -772,8 +773,9 @@ class TypeChecker:
             tlo, thi = int_bounds(target, self.max_players)
             vlo, vhi = int_bounds(value, self.max_players)
             if vhi < tlo or vlo > thi:
-                self.err(node.span, f"value {vlo}..{vhi} can never fit in {target} ({tlo}..{thi})",
-                         code="range")
+                value_text = str(vlo) if vlo == vhi else f"a value in {vlo}..{vhi}"
+                bounds = "" if isinstance(target, IntT) else f" ({tlo}..{thi})"
+                self.err(node.span, f"{value_text} can never fit in {target}{bounds}", code="range")
 
     def iter_type(self, e) -> Type | None:
         t = self.infer(e)

@@ -45,7 +45,7 @@ class IntT(Type):
         return self.hi - self.lo + 1
 
     def __str__(self) -> str:
-        return f"{self.lo}..{self.hi}"
+        return str(self.lo) if self.lo == self.hi else f"{self.lo}..{self.hi}"
 
 
 @dataclass(frozen=True)
