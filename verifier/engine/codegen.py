@@ -9,10 +9,12 @@ through `repr`, so a spec cannot smuggle code into the module.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 
 from . import lib
-from .gen_moves import MoveGen
+from .gen_moves import MoveGen, reads_state_only
 from .gen_static import StaticGen
 from ..frontend.builtins import PY_BUILTINS
 from ..frontend.typecheck import Program, walk
@@ -448,6 +450,14 @@ class CodeGen(StaticGen, MoveGen):
     in_flow_code = False
     read_only = False  # generating code that only reads state: memoised definitions allowed
 
+    @contextlib.contextmanager
+    def reading(self):
+        saved, self.read_only = self.read_only, True
+        try:
+            yield
+        finally:
+            self.read_only = saved
+
     def new_segment(self) -> Segment:
         seg = Segment(len(self.segments))
         self.segments.append(seg)
@@ -697,9 +707,8 @@ class CodeGen(StaticGen, MoveGen):
             out(0, "")
             out(0, "")
             out(0, f"def R_{name}(s{params}):")
-            self.read_only = True
-            body = self.expr(d.body)
-            self.read_only = False
+            with self.reading():
+                body = self.expr(d.body)
             hashable = all(self.p.symbols_param_type(q).is_domain for q in d.params)
             if hashable:
                 key = f"({k}{''.join(f', v_{q.name}' for q in d.params)})" if d.params else str(k)
@@ -757,14 +766,8 @@ class CodeGen(StaticGen, MoveGen):
         out(0, "")
         out(0, f"SEGMENTS = ({', '.join(f'_g{s.index}' for s in self.segments)},)")
 
+    @reads_state_only
     def gen_outcome(self, out: Emitter) -> None:
-        self.read_only = True
-        try:
-            self._gen_outcome(out)
-        finally:
-            self.read_only = False
-
-    def _gen_outcome(self, out: Emitter) -> None:
         o = self.p.outcome
         out(0, "")
         out(0, "")
@@ -813,14 +816,8 @@ class CodeGen(StaticGen, MoveGen):
         out(0, "")
         out(0, f"TIEBREAKS = {tuple((tb.direction) for tb in o.tiebreaks)!r}")
 
+    @reads_state_only
     def gen_observation(self, out: Emitter) -> None:
-        self.read_only = True
-        try:
-            self._gen_observation(out)
-        finally:
-            self.read_only = False
-
-    def _gen_observation(self, out: Emitter) -> None:
         out(0, "")
         out(0, "")
         out(0, "def observe(s, P):")
@@ -844,14 +841,8 @@ class CodeGen(StaticGen, MoveGen):
             out(1, f"lines.append({name + ': '!r} + {self.show(t, 's.V_' + name)})")
         out(1, "return '\\n'.join(lines)")
 
+    @reads_state_only
     def gen_invariants(self, out: Emitter) -> None:
-        self.read_only = True
-        try:
-            self._gen_invariants(out)
-        finally:
-            self.read_only = False
-
-    def _gen_invariants(self, out: Emitter) -> None:
         names = []
         for i, inv in enumerate(self.p.invariants):
             out(0, "")

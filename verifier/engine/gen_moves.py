@@ -15,8 +15,19 @@ move's offset; the first parameter is the most significant digit.
 """
 from __future__ import annotations
 
+import functools
+
 from ..ir import nodes as N
 from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type
+
+
+def reads_state_only(method):
+    """Generate `method`'s code in read-only mode: memoised definitions (`R_`) may be called."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self.reading():
+            return method(self, *args, **kwargs)
+    return wrapper
 
 
 def _lo(t: Type) -> int:
@@ -83,9 +94,8 @@ class MoveGen:
         out(0, "")
         out(0, "")
         out(0, f"def _outcomes{info.index}(s):")
-        self.read_only = True
-        src = self.iter_code(node.source)
-        self.read_only = False
+        with self.reading():
+            src = self.iter_code(node.source)
         # ascending, as OpenSpiel requires of outcomes (a set's bits already are)
         out(1, f"return sorted(L.unique({src}))" if isinstance(et, SeqT) else f"return list({src})")
         out(0, "")
@@ -106,9 +116,17 @@ class MoveGen:
         out(0, "")
         out(0, f"def _apply_m{mi.index}(s, {player}{args}):")
         self.block(mv.body.stmts, out, 1)
+        self.locals_stack.pop()
+        self.gen_text_and_why(out, mi)
+
+    @reads_state_only
+    def gen_text_and_why(self, out, mi) -> None:
+        mv = mi.move
+        args = "".join(f", v_{p.name}" for p in mv.params)
+        player = self.player_arg(mi)
+        self.locals_stack.append(self.move_scope(mi))
         out(0, "")
         out(0, "")
-        self.read_only = True  # texts and explanations only read the state
         out(0, f"def _text_m{mi.index}(s, {player}{args}):")
         if mv.text is not None:
             out(1, f"return {self.expr(mv.text)}")
@@ -133,7 +151,6 @@ class MoveGen:
             out(1, f"if not {self.expr(req.cond)}:")
             out(2, f"failed.append(({req.label!r}, {req.message!r}, {req.cites!r}))")
         out(1, "return failed")
-        self.read_only = False
         self.locals_stack.pop()
 
     def member_test(self, p) -> str:
@@ -162,14 +179,8 @@ class MoveGen:
             terms.append(term + (f" * {strides[i]}" if strides[i] != 1 else ""))
         return " + ".join(terms)
 
+    @reads_state_only
     def gen_legal(self, out, info) -> None:
-        self.read_only = True
-        try:
-            self._gen_legal(out, info)
-        finally:
-            self.read_only = False
-
-    def _gen_legal(self, out, info) -> None:
         player_var = info.moves[0].player_var if info.moves else None
         out(0, "")
         out(0, "")
