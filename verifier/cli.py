@@ -140,7 +140,10 @@ def cmd_play(args, sources: Sources) -> int:
                 text = fh.read()
         except OSError as exc:
             raise UserError(f"cannot read {args.replay}: {exc.strerror or exc}")
-        report = play.replay(game, text, args.replay)
+        try:
+            report = play.replay(game, text, args.replay)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
         print(json.dumps(report, indent=2) if args.json else play.format_game(report))
         return EXIT_OK
     if args.games == 1:

@@ -40,10 +40,6 @@ def bits(mask: int, lo: int) -> list:
     return out
 
 
-def bits_list(mask: int, lo: int) -> list:
-    return list(bits(mask, lo))
-
-
 def mask_of(values, lo: int) -> int:
     m = 0
     for v in values:

@@ -65,13 +65,12 @@ def play_one(game: Game, seed: int, max_moves: int, log: bool = False) -> dict:
 
 
 def replay(game: Game, text: str, path: str) -> dict:
+    """Replay a saved game with logging on; a bad file raises ValueError naming it."""
     try:
         state = GameState.from_json(game.engine, text)
     except ValueError as exc:
-        from ..cli import UserError
-        raise UserError(f"{path}: {exc}") from None
-    # replay again with logging on, so the report shows every step
-    fresh = GameState(state.game)
+        raise ValueError(f"{path}: {exc}") from None
+    fresh = GameState(state.game)  # replayed again with logging on, so the report shows every step
     fresh.s.logging = True
     for step in state.history:
         fresh.apply_actions(step) if isinstance(step, list) else fresh.apply_action(step)

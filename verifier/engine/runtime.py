@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import types
-from fractions import Fraction
 
 from ..diagnostics import SpecError, Span, error
 from ..frontend.typecheck import Program
@@ -219,10 +218,6 @@ class GameState:
         p = 1.0 / len(values)
         lo = d[3].lo
         return [(v - lo, p) for v in values]
-
-    def chance_probabilities_exact(self) -> list[tuple[int, Fraction]]:
-        outs = self.chance_outcomes()
-        return [(a, Fraction(1, len(outs))) for a, _ in outs]
 
     def apply_action(self, action: int) -> None:
         self.s.memo = {}  # memoised definitions: valid for this call only
