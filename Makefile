@@ -7,7 +7,7 @@ ifdef CI
 export HYPOTHESIS_PROFILE ?= ci
 endif
 
-.PHONY: verify test bench docs clean
+.PHONY: verify test test-thorough bench docs clean
 
 # Sentinel: create the venv only if it is missing.
 $(BIN)/python:
@@ -34,6 +34,10 @@ verify: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests
+
+# The same tests with 1000 hypothesis examples per property (CI uses 40, local runs 100).
+test-thorough: $(STAMP)
+	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest -n 2 tests
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
