@@ -29,6 +29,7 @@ from verifier.engine.play import random_step  # noqa: E402
 from verifier.engine.runtime import Engine, Game  # noqa: E402
 from verifier.frontend import load_program  # noqa: E402
 
+import handwritten_tictactoe  # noqa: E402  (benchmarks/handwritten_tictactoe.py)
 from engine_vs_oracle import engine_vs_oracle  # noqa: E402  (benchmarks/engine_vs_oracle.py)
 
 MAX_STEPS = 100_000  # a playout longer than this is cut off and counted as unfinished
@@ -107,6 +108,7 @@ def tictactoe_comparison(rounds: int, seconds: float) -> dict:
         "OpenSpiel C++ tic_tac_toe (via pyspiel)": pyspiel.load_game("tic_tac_toe").new_initial_state,
         "OpenSpiel Python python_tic_tac_toe": pyspiel.load_game("python_tic_tac_toe").new_initial_state,
         "rulebook via pyspiel adapter": load(spec).new_initial_state,
+        "minimal hand-written Python": handwritten_tictactoe.State,
     }
     rates = {name: [] for name in contenders}
     rng = random.Random(1)
@@ -125,6 +127,8 @@ def tictactoe_comparison(rounds: int, seconds: float) -> dict:
         "compiled_over_cpp": medians[names[0]] / medians[names[1]],
         "compiled_over_openspiel_python": medians[names[0]] / medians[names[2]],
         "adapter_over_compiled": medians[names[3]] / medians[names[0]],
+        "compiled_over_handwritten": medians[names[0]] / medians[names[4]],
+        "handwritten_over_cpp": medians[names[4]] / medians[names[1]],
     }
 
 
@@ -183,7 +187,9 @@ def main(argv=None) -> int:
         print(f"  {name:<42}{rate:>10.0f}   (range {lo:.0f}..{hi:.0f})")
     for label, key in (("compiled / C++", "compiled_over_cpp"),
                        ("compiled / OpenSpiel Python", "compiled_over_openspiel_python"),
-                       ("adapter / compiled", "adapter_over_compiled")):
+                       ("adapter / compiled", "adapter_over_compiled"),
+                       ("compiled / hand-written", "compiled_over_handwritten"),
+                       ("hand-written / C++", "handwritten_over_cpp")):
         print(f"  {label + ':':<29}{t[key]:.3f}   (inverse {1 / t[key]:.2f})")
     print()
     print("compiled engine vs hand-written oracle, random playouts/s (median of interleaved rounds):")

@@ -15,7 +15,7 @@ import re
 
 from . import lib
 from .gen_moves import MoveGen, reads_state_only
-from .gen_static import StaticGen
+from .gen_static import CodeItem, StaticGen
 from ..frontend.builtins import PY_BUILTINS
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
@@ -26,6 +26,11 @@ CMP_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 INT_OPS = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
 SET_OPS = {"+": "({0}) | ({1})", "-": "({0}) & ~({1})"}
 HALT = -1
+INLINE_DEF_NODES = 24   # definitions this small (IR nodes) are inlined at their calls
+INLINE_DEF_DEPTH = 3
+INT_CODE = re.compile(r"-?\d+")
+LITERAL_TEST = re.compile(r"[\d\s()=!<>-]+")  # numbers compared: foldable at compile time
+SIMPLE_CODE = re.compile(r"\(?(v_\w+|s\.[A-Z]_\w+|-?\d+|True|False)\)?")
 BITS_TABLE_MAX = 10     # sets over domains this small iterate through a lookup table
 INLINE_DEPTH = 4        # jump threading: how many segments deep
 INLINE_MAX_LINES = 30   # ... and how large a segment may be to be copied
@@ -190,8 +195,11 @@ class CodeGen(StaticGen, MoveGen):
             return f"{score}(s, {self.expr(e.args[0])})"
         sym = self.p.symbols.get(e.func)
         if sym is not None and sym.kind == "def":
-            args = "".join(", " + self.expr(a) for a in e.args)
-            return f"{'R' if self.read_only else 'D'}_{e.func}(s{args})"
+            arg_codes = [self.expr(a) for a in e.args]
+            inlined = self.inline_def(self.p.defs[e.func], arg_codes)
+            if inlined is not None:
+                return inlined
+            return f"{'R' if self.read_only else 'D'}_{e.func}(s{''.join(', ' + c for c in arg_codes)})"
         args = [self.expr(a) for a in e.args]
         types = [self.T(a) for a in e.args]
         f = e.func
@@ -209,6 +217,31 @@ class CodeGen(StaticGen, MoveGen):
             t = types[0]
             fields = {"lo": _lo(t), "size": t.size(self.p.max_players) if not isinstance(t, PlayerT) else "s.n"}
         return PY_BUILTINS[f].format(*args, **fields)
+
+    def inline_def(self, d, arg_codes: list[str]) -> str | None:
+        """A small definition's body in place of a call (saves a Python call per use).
+
+        Only when the body is small, and each parameter is used once or its
+        argument is a plain name or number (so no work is repeated). The body is
+        compiled with the caller's local names hidden: its names mean what they
+        mean in the definition.
+        """
+        if self.inline_depth >= INLINE_DEF_DEPTH or node_count(d.body) > INLINE_DEF_NODES:
+            return None
+        uses = name_uses(d.body)
+        for param, code in zip(d.params, arg_codes):
+            if uses.get(param.name, 0) > 1 and not SIMPLE_CODE.fullmatch(code):
+                return None
+        saved = self.locals_stack, self.const_env
+        self.locals_stack = [set()]
+        self.const_env = [{q.name: int(code) if INT_CODE.fullmatch(code) else CodeItem(f"({code})")
+                           for q, code in zip(d.params, arg_codes)}]
+        self.inline_depth += 1
+        try:
+            return self.expr(d.body)
+        finally:
+            self.inline_depth -= 1
+            self.locals_stack, self.const_env = saved
 
     def x_Unary(self, e):
         inner = self.expr(e.operand)
@@ -240,7 +273,10 @@ class CodeGen(StaticGen, MoveGen):
         return f"list(range({self.expr(lo)}, ({self.expr(hi)}) + 1))"
 
     def x_IfExpr(self, e):
-        return f"({self.expr(e.then)} if {self.expr(e.cond)} else {self.expr(e.orelse)})"
+        cond = self.expr(e.cond)
+        if LITERAL_TEST.fullmatch(cond):  # e.g. an inlined `if p == 0` with p = 0
+            return self.expr(e.then) if eval(cond, {"__builtins__": {}}) else self.expr(e.orelse)
+        return f"({self.expr(e.then)} if {cond} else {self.expr(e.orelse)})"
 
     def x_Aggregate(self, e):
         unrolled = self.unrolled_aggregate(e)
@@ -448,6 +484,7 @@ class CodeGen(StaticGen, MoveGen):
 
     # ----------------------------------------------------------------- flow segments
     in_flow_code = False
+    inline_depth = 0
     read_only = False  # generating code that only reads state: memoised definitions allowed
 
     @contextlib.contextmanager
@@ -892,6 +929,26 @@ def table_code(name: str) -> str:
         return f"{name} = tuple(range({lo}, {lo + size}))"
     return (f"{name} = tuple(tuple(i + {lo} for i in range({size}) if m >> i & 1) "
             f"for m in range({1 << size}))")
+
+
+def node_count(node) -> int:
+    return sum(1 for _ in walk(node))
+
+
+def name_uses(node, weight: int = 1, uses: dict | None = None) -> dict:
+    """How often each name is evaluated; a use inside an aggregate counts as many."""
+    uses = {} if uses is None else uses
+    if isinstance(node, N.Name):
+        uses[node.name] = uses.get(node.name, 0) + weight
+    elif isinstance(node, N.Aggregate):
+        name_uses(node.source, weight, uses)
+        for part in (node.where, node.body):
+            if part is not None:
+                name_uses(part, weight * 2, uses)
+    elif isinstance(node, N.Node):
+        for child in node.children():
+            name_uses(child, weight, uses)
+    return uses
 
 
 def domain_tables(code: str) -> dict:

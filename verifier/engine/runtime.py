@@ -175,7 +175,8 @@ class GameState:
         return self.s.n
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         s = self.s
         if s.pc < 0:
             return []
@@ -208,7 +209,8 @@ class GameState:
             raise RuleError(f"{type(exc).__name__}: {exc}", d[4]) from exc
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         d = self._decision()
         if d[0] != "chance":
             return []
@@ -220,7 +222,8 @@ class GameState:
         return [(v - lo, p) for v in values]
 
     def apply_action(self, action: int) -> None:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         s = self.s
         if s.pc < 0:
             raise ValueError("the game is over")
@@ -256,7 +259,8 @@ class GameState:
         self._advance(d[1])
 
     def apply_actions(self, actions: list[int]) -> None:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         s = self.s
         d = self._decision()
         if d[0] != "simultaneous":
@@ -312,7 +316,8 @@ class GameState:
 
     # ------------------------------------------------------------ reading
     def action_to_string(self, player: int, action: int) -> str:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         if player == CHANCE or (self.s.pc >= 0 and self._decision()[0] == "chance" and player in (None, CHANCE)):
             d = self._decision()
             return d[3].show(self.s, action + d[3].lo)
@@ -339,7 +344,8 @@ class GameState:
         return mv[6](self.s, player, *values)
 
     def returns(self) -> list[float]:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         if self.s.pc >= 0:
             return [0.0] * self.s.n
         return self.m._returns(self.s)
@@ -348,16 +354,19 @@ class GameState:
         return self.returns() if self.is_terminal() else [0.0] * self.s.n
 
     def scores(self) -> list[int]:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         return [self.m._score(self.s, p) for p in range(self.s.n)]
 
     def winners(self) -> list[int]:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         mask = self.m._winners(self.s)
         return [p for p in range(self.s.n) if (mask >> p) & 1]
 
     def observation_string(self, player: int) -> str:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         return self.m.observe(self.s, player)
 
     def information_state_string(self, player: int) -> str:
@@ -366,17 +375,20 @@ class GameState:
         Chance outcomes and other players' choices are not listed: whatever of
         them a player may see is in the public state the observation shows.
         """
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         own = [h[player] if who == SIMULTANEOUS else h
                for h, who in zip(self.history, self.actors) if who in (player, SIMULTANEOUS)]
         return self.observation_string(player) + "\nmy moves: " + " ".join(map(str, own))
 
     def __str__(self) -> str:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         return self.m.show_state(self.s)
 
     def check_invariants(self) -> list[tuple[str, str, str]]:
-        self.s.memo = {}  # memoised definitions: valid for this call only
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
         return [(name, sentence, where) for name, sentence, fn, where in self.m.INVARIANTS if not fn(self.s)]
 
     def clone(self) -> "GameState":
