@@ -232,3 +232,54 @@ def test_information_state_lists_only_own_moves():
     g.apply_actions([g.legal_actions(0)[0], g.legal_actions(1)[1]])
     assert g.information_state_string(0).endswith("my moves: " + str(g.history[1][0]))
     assert str(g.history[0]) not in g.information_state_string(1).split("my moves:")[1]
+
+
+CHECKS = """
+game checks "Checks"
+players 2
+type Small = 0..9
+grid G rows 2 cols 3
+var byval: array[Small] of 0..9 = 0
+var s9: set of Small = {1}
+var q: seq of Small max 3 = [9]
+var d: 0..3 = 0
+def pick(a: -9..9): 0..9 = byval[a]
+def shifted(): set of Small = collect(x in q: x + 1)
+def inside(a: -5..5): bool = a in s9
+def halve(a: 0..9, b: 0..3): 0..9 = a // b
+def small(a: Small): Small = a
+def corner(r: 0..5): G = G(r, 0)
+flow { }
+outcome { score p: 0 }
+example below_array "an index below an array's domain is an error, not a wrap-around" {
+  expect pick(0 - 7) == 0
+}
+example outside_set "a value outside a set's domain is simply not a member" {
+  expect not inside(0 - 1) and inside(1)
+}
+example set_overflow "a set cannot hold a value outside its domain" {
+  expect size(shifted()) == 1
+}
+example divide_by_zero "division by zero is an error with its location" {
+  expect halve(4, d) == 0
+}
+example argument_range "a definition's argument must fit its parameter" {
+  given d = 3
+  expect small(byval[0] + d + 7) == 0
+}
+example grid_row "a grid cell's row must exist" {
+  expect corner(4) == 0
+}
+"""
+
+
+def test_values_outside_their_domains_are_rule_errors_with_locations():
+    from verifier.engine.examples import run_examples
+    diags = run_examples(engine_from_text(CHECKS, "checks.rules"))
+    failed = {d.message.split("'")[1]: d for d in diags}
+    assert "outside_set" not in failed  # membership is just false
+    for name, words in [("below_array", "outside 0..9"), ("set_overflow", "outside 0..9"),
+                        ("divide_by_zero", "division by zero"), ("argument_range", "outside 0..9"),
+                        ("grid_row", "outside 0..1")]:
+        assert name in failed and words in failed[name].message, (name, [d.message for d in diags])
+        assert failed[name].span.line > 0  # points into the spec

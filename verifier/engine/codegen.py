@@ -170,10 +170,27 @@ class CodeGen(StaticGen, MoveGen):
             return values if values.startswith("DOM_") else f"list({values})"
         return self.name_ref(e.name)
 
+    def within(self, e, code: str, domain: Type) -> str:
+        """`code` (the value of e), checked against an int-like domain unless its interval
+        already fits: a value outside its domain is a rule error, never a wrapped index."""
+        t = self.p.types.get(id(e))
+        if t is None or not is_int_like(t) or not is_int_like(domain):
+            return code
+        vlo, vhi = int_bounds(t, self.p.max_players)
+        if isinstance(domain, PlayerT):
+            if isinstance(t, PlayerT) or (vlo >= 0 and vhi < self.p.min_players):
+                return code
+            return f"L.check_range({code}, 0, s.n - 1, {self.where(e)})"
+        dlo, dhi = int_bounds(domain, self.p.max_players)
+        if dlo <= vlo and vhi <= dhi:
+            return code
+        return f"L.check_range({code}, {dlo}, {dhi}, {self.where(e)})"
+
     def x_Index(self, e):
         bt = self.T(e.base)
         base, idx = self.expr(e.base), self.expr(e.index)
         if isinstance(bt, ArrayT):
+            idx = self.within(e.index, idx, bt.index)
             lo = _lo(bt.index)
             return f"{base}[{idx}]" if lo == 0 else f"{base}[({idx}) - {lo}]"
         return f"L.at({base}, {idx}, {self.where(e)})"
@@ -188,14 +205,17 @@ class CodeGen(StaticGen, MoveGen):
     def x_Call(self, e):
         if e.func in self.p.grids:
             g = self.p.grids[e.func]
-            r, c = (self.expr(a) for a in e.args)
+            r = self.within(e.args[0], self.expr(e.args[0]), IntT(0, g.rows - 1))
+            c = self.within(e.args[1], self.expr(e.args[1]), IntT(0, g.cols - 1))
             return f"(({r}) * {g.cols} + ({c}))"
         if e.func == "score":
             score = "_score" if self.read_only else "_score_now"
             return f"{score}(s, {self.expr(e.args[0])})"
         sym = self.p.symbols.get(e.func)
         if sym is not None and sym.kind == "def":
-            arg_codes = [self.expr(a) for a in e.args]
+            params = self.p.defs[e.func].params
+            arg_codes = [self.within(a, self.expr(a), self.p.def_param_types.get(id(q), IntT(0, 0)))
+                         for a, q in zip(e.args, params)]
             inlined = self.inline_def(self.p.defs[e.func], arg_codes)
             if inlined is not None:
                 return inlined
@@ -256,6 +276,10 @@ class CodeGen(StaticGen, MoveGen):
             ct = self.T(e.right)
             if isinstance(ct, SetT):
                 lo = _lo(ct.elem)
+                if self.within(e.left, left, ct.elem) != left:  # may lie outside the domain: not a member
+                    size = ct.elem.size(self.p.max_players)
+                    test = f"L.member({right}, ({left}) - {lo}, {size})"
+                    return test if op == "in" else f"(not {test})"
                 test = f"(({right}) >> (({left}) - {lo}) & 1)" if lo else f"(({right}) >> ({left}) & 1)"
                 return f"({test} == 1)" if op == "in" else f"({test} == 0)"
             return f"({left} {'in' if op == 'in' else 'not in'} {right})"
@@ -264,6 +288,10 @@ class CodeGen(StaticGen, MoveGen):
         lt = self.T(e.left)
         if isinstance(lt, SetT):
             return "(" + SET_OPS[op].format(left, right) + ")"
+        if op in ("//", "%"):
+            rlo, rhi = int_bounds(self.T(e.right), self.p.max_players)
+            if rlo <= 0 <= rhi:  # the divisor may be 0: a rule error with the spec location
+                return f"L.{'floordiv' if op == '//' else 'mod'}({left}, {right}, {self.where(e)})"
         return f"({left} {INT_OPS[op]} {right})"
 
     def x_RangeExpr(self, e):
@@ -286,6 +314,8 @@ class CodeGen(StaticGen, MoveGen):
         src = self.iter_code(e.source)
         cond = f" if {self.expr(e.where)}" if e.where is not None else ""
         body = self.expr(e.body) if e.body is not None else f"v_{e.var}"
+        if e.kind == "collect" and e.body is not None:  # a set holds only its domain's values
+            body = self.within(e.body, body, self.T(e).elem)
         self.locals_stack.pop()
         gen = f"{body} for v_{e.var} in {src}{cond}"
         k = e.kind
@@ -316,7 +346,8 @@ class CodeGen(StaticGen, MoveGen):
         if not e.items:
             return "0"
         lo = _lo(t.elem)
-        return "(" + " | ".join(f"(1 << (({self.expr(i)}) - {lo}))" for i in e.items) + ")"
+        return "(" + " | ".join(f"(1 << (({self.within(i, self.expr(i), t.elem)}) - {lo}))"
+                                for i in e.items) + ")"
 
     # ----------------------------------------------------------------- display
     def show(self, t: Type, code: str) -> str:
@@ -476,7 +507,7 @@ class CodeGen(StaticGen, MoveGen):
         if st.op == "append":
             out(ind, f"L.seq_append({target}, {item}, {ct.cap}, {w})")
         elif st.op == "add":
-            out(ind, f"{target} |= 1 << (({item}) - {_lo(ct.elem)})")
+            out(ind, f"{target} |= 1 << (({self.within(st.item, item, ct.elem)}) - {_lo(ct.elem)})")
         elif isinstance(ct, SetT):
             out(ind, f"{target} = L.set_remove({target}, ({item}) - {_lo(ct.elem)}, {w})")
         else:
@@ -739,13 +770,14 @@ class CodeGen(StaticGen, MoveGen):
             self.locals_stack.append({q.name for q in d.params})
             out(0, "")
             out(0, "")
+            result = self.p.symbols[name].type
             out(0, f"def D_{name}(s{params}):")
-            out(1, f"return {self.expr(d.body)}")
+            out(1, f"return {self.within(d.body, self.expr(d.body), result)}")
             out(0, "")
             out(0, "")
             out(0, f"def R_{name}(s{params}):")
             with self.reading():
-                body = self.expr(d.body)
+                body = self.within(d.body, self.expr(d.body), result)
             hashable = all(self.p.symbols_param_type(q).is_domain for q in d.params)
             if hashable:
                 key = f"({k}{''.join(f', v_{q.name}' for q in d.params)})" if d.params else str(k)

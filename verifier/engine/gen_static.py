@@ -110,6 +110,8 @@ class StaticGen:
                 try:
                     cond = self.expr(e.where) if e.where is not None else None
                     body = self.expr(e.body) if e.body is not None else self.expr(N.Name(e.var))
+                    if e.kind == "collect" and e.body is not None:  # a set holds only its domain's values
+                        body = self.within(e.body, body, self.T(e).elem)
                 finally:
                     self.const_env.pop()
                 parts.append((cond, body))

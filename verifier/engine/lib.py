@@ -30,6 +30,23 @@ class IllegalMove(ValueError):
         super().__init__(f"action {action} is not legal: {reasons}")
 
 
+def member(mask: int, index: int, size: int) -> bool:
+    """Is index (value - lo) in the set? False for values outside the domain."""
+    return 0 <= index < size and (mask >> index) & 1 == 1
+
+
+def floordiv(a: int, b: int, where: str) -> int:
+    if b == 0:
+        raise RuleError("division by zero", where)
+    return a // b
+
+
+def mod(a: int, b: int, where: str) -> int:
+    if b == 0:
+        raise RuleError("remainder of a division by zero", where)
+    return a % b
+
+
 def bits(mask: int, lo: int) -> list:
     """Values in a set bitmask, in ascending order (one step per member, not per bit)."""
     out = []
