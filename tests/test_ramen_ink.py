@@ -204,7 +204,12 @@ def test_planted_dislike_cap_bug_is_caught_by_the_table(tmp_path):
     mutant = tmp_path / "ramen_ink.rules"
     mutant.write_text(text.replace("least(8,", "least(12,"))
     counts = {"egg": 3, "seaweed": 3, "fishcake": 3}
-    assert engine_order_points("dislike", ["egg", "seaweed", "fishcake"], counts, path=mutant) == 12
+    try:
+        mutated = engine_order_points("dislike", ["egg", "seaweed", "fishcake"], counts, path=mutant)
+    except RuleError as exc:  # 12 also leaves order_points' declared 0..10: caught either way
+        assert "outside 0..10" in str(exc)
+        mutated = None
+    assert mutated != 8
     assert order_points("dislike", ["egg", "seaweed", "fishcake"], counts) == 8
 
 
