@@ -593,11 +593,7 @@ class CodeGen(StaticGen, MoveGen):
             self.jump(seg, ind, head)
             head.out(1, f"if {self.expr(st.cond)}:")
             head.out(2, f"return {body.index}")
-            self.jump(head, 1, after)
-            end, eind = self.flow_block(st.body.stmts, body, 1)
-            if not end.closed:
-                self.jump(end, eind, head)
-            return after, 1
+            return self.close_loop(head, body, st.body.stmts, after)
         if isinstance(st, N.For):
             head, body = self.new_segment(), self.new_segment()
             key = f"{st.var}__{len(self.loop_snapshots)}"  # "__" never occurs in a spec name
@@ -609,12 +605,16 @@ class CodeGen(StaticGen, MoveGen):
             head.out(2, f"s.L_{st.var} = s.I_{key}[s.J_{key}]")
             head.out(2, f"s.J_{key} += 1")
             head.out(2, f"return {body.index}")
-            self.jump(head, 1, after)
-            end, eind = self.flow_block(st.body.stmts, body, 1)
-            if not end.closed:
-                self.jump(end, eind, head)
-            return after, 1
+            return self.close_loop(head, body, st.body.stmts, after)
         raise NotImplementedError(f"decision inside {type(st).__name__}")
+
+    def close_loop(self, head: Segment, body: Segment, stmts, after: Segment) -> tuple[Segment, int]:
+        """The loop head falls through to `after`; the body runs and jumps back to the head."""
+        self.jump(head, 1, after)
+        end, eind = self.flow_block(stmts, body, 1)
+        if not end.closed:
+            self.jump(end, eind, head)
+        return after, 1
 
     # ----------------------------------------------------------------- module
     def generate(self) -> str:

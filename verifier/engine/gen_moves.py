@@ -107,14 +107,17 @@ class MoveGen:
         out(0, f"_draw{info.index}.show = lambda s, v: {self.show(elem, 'v')}")
 
     # ------------------------------------------------------------ one move
-    def gen_move(self, out, mi) -> None:
-        mv = mi.move
-        args = "".join(f", v_{p.name}" for p in mv.params)
-        player = self.player_arg(mi)
+    def move_function(self, out, prefix: str, mi) -> None:
+        """Open `def <prefix><k>(s, player, params...)` with the move's names in scope."""
+        args = "".join(f", v_{p.name}" for p in mi.move.params)
         self.locals_stack.append(self.move_scope(mi))
         out(0, "")
         out(0, "")
-        out(0, f"def _apply_m{mi.index}(s, {player}{args}):")
+        out(0, f"def {prefix}{mi.index}(s, {self.player_arg(mi)}{args}):")
+
+    def gen_move(self, out, mi) -> None:
+        mv = mi.move
+        self.move_function(out, "_apply_m", mi)
         self.block(mv.body.stmts, out, 1)
         self.locals_stack.pop()
         self.gen_text_and_why(out, mi)
@@ -124,10 +127,7 @@ class MoveGen:
         mv = mi.move
         args = "".join(f", v_{p.name}" for p in mv.params)
         player = self.player_arg(mi)
-        self.locals_stack.append(self.move_scope(mi))
-        out(0, "")
-        out(0, "")
-        out(0, f"def _text_m{mi.index}(s, {player}{args}):")
+        self.move_function(out, "_text_m", mi)
         if mv.text is not None:
             out(1, f"return {self.expr(mv.text)}")
         elif mv.params:
