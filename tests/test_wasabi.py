@@ -562,3 +562,11 @@ def test_reward_type_rule():
         o.kitchen = dict(zip(CARDS, kitchen))
     assert agree(*only_spicy) == {("take_card", "spicy")}
     assert agree(*empty) == {("no_reward",)}
+
+
+def test_a_board_wasabi_card_is_another_choice_for_the_reward():
+    """W-T7: a type used this turn may be taken only when there is no other choice, and a
+    Wasabi! card lying on the board is another choice. Found by the card-biased lockstep
+    (seed 91638, 2 players: the spec once offered Stack! again while a Wasabi! card lay free)."""
+    state, oracle = engine_and_oracle(2)
+    assert biased_disagreement(state, oracle, 91638) is None

@@ -1,0 +1,665 @@
+"""Statements and moves as Z3 state updates: the transition relation's building block.
+
+A *state value* is a `Frame`: the `var`s, the flow locals, the Python locals
+of a move body (`let`, parameters, `for` variables), `pc`, `cur`, and the
+snapshots of `for` loops around decision points (the engine's `I_`/`J_`
+fields, keyed as the code generator keys them: `<var>__<k>`, k counting such
+loops in pre-order). Every leaf is a Z3 term from `encode`.
+
+- `Exec.block(stmts)` executes statements symbolically (GUIDE: the engine's
+  `s_<Node>` code in `codegen.py`): an `if` on a symbolic condition runs both
+  branches and `merge`s them leaf by leaf; a `for` unrolls over the items the
+  collection may hold, each iteration guarded by membership; a `while` unrolls
+  up to `WHILE_BOUND` iterations and records a "bound" obligation that the
+  loop has stopped by then. Range checks are obligations exactly where the
+  engine checks (`within`, `value_code`, `L.check_range`, `L.seq_append`, ...).
+- `successor(program, n, options, state, decision, move, params)` applies a
+  move's effects and runs the flow from the decision's continuation to the
+  next decision point (any kind) or the end (`joint_successor`: a
+  simultaneous node's moves in seat order, then the flow). The walk follows
+  the IR flow itself, not the engine's segments: the rest of the flow is a
+  stack of tasks, and a symbolic condition of an `if`/`while`/`for` around a
+  decision point forks the walk, each side running to its own stop, the two
+  final frames merged (pc and cur included). On a concrete state every
+  condition is a literal and the walk is an interpreter over Z3 literals.
+- Loop snapshots: `snapshots_of` (an engine state's) or `fresh_snapshots`
+  (free; their range constraints are not stated yet). Not yet: `end` inside a decision-free loop under a symbolic
+  condition (`NotEncoded`); walks forking more than `MAX_FORKS` times.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+from ..frontend.typecheck import Program, walk
+from ..ir import nodes as N
+from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type, is_int_like
+from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, SeqVal, SetVal, StateVars, and_, and_all,
+                     default_value, dom_pos, dom_size, eq_leaf, eq_val, int_range, is_false, is_num,
+                     is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, select)
+
+__all__ = ["Frame", "Exec", "Step", "merge", "successor", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
+
+WHILE_BOUND = 64  # iterations a decision-free `while` is unrolled (a "bound" obligation says it suffices)
+CONCRETE_LOOP_LIMIT = 10_000  # a literal loop running longer is reported, not followed
+
+
+# ====================================================================== values
+
+@dataclass
+class Frame:
+    """A state value: dicts of values plus pc, cur and loop snapshots {key: (SeqVal items, J)}."""
+
+    vars: dict
+    locals: dict
+    py: dict = field(default_factory=dict)
+    pc: object = None
+    cur: object = None
+    snaps: dict = field(default_factory=dict)
+
+    def copy(self) -> "Frame":
+        return Frame(dict(self.vars), dict(self.locals), dict(self.py), self.pc, self.cur, dict(self.snaps))
+
+
+def merge(cond, a, b):
+    """If(cond, a, b) over any value structure: frames, dicts (common keys), tuples, sets, sequences, leaves."""
+    if is_true(cond) or (a is None and b is None):
+        return a
+    if is_false(cond):
+        return b
+    if isinstance(a, Frame):
+        return Frame(merge(cond, a.vars, b.vars), merge(cond, a.locals, b.locals), merge(cond, a.py, b.py),
+                     merge(cond, a.pc, b.pc), merge(cond, a.cur, b.cur), merge(cond, a.snaps, b.snaps))
+    if isinstance(a, dict):
+        return {k: merge(cond, a[k], b[k]) for k in a if k in b}
+    if isinstance(a, (SetVal, SeqVal)):
+        return ite_val(cond, a, b)
+    if isinstance(a, tuple):
+        if len(a) != len(b):
+            raise ValueError(f"no common shape for {len(a)} and {len(b)} items")
+        return tuple(merge(cond, x, y) for x, y in zip(a, b))
+    return ite(cond, a, b)
+
+
+def conform(v, t: Type, n: int):
+    """v padded to type t's shape (sequence slots up to the capacity, sets to the domain)."""
+    if isinstance(t, SeqT) and isinstance(v, SeqVal):
+        items = tuple(conform(x, t.elem, n) for x in v.items)
+        if len(items) < t.cap:
+            items += tuple(default_value(t.elem, n) for _ in range(t.cap - len(items)))
+        return SeqVal(v.length, items)
+    if isinstance(t, SetT) and isinstance(v, SetVal):
+        size = dom_size(t.elem, n)
+        return v if len(v) >= size else SetVal(tuple(v) + (FALSE,) * (size - len(v)))
+    if isinstance(t, ArrayT) and isinstance(v, tuple):
+        return tuple(conform(x, t.elem, n) for x in v)
+    return v
+
+
+class Stop(Exception):
+    """The flow walk reached a decision point or the end (the frame is final)."""
+
+
+def has_decision(st) -> bool:
+    return any(isinstance(x, (N.Choose, N.Simultaneous, N.Chance)) for x in walk(st))
+
+
+def snapshot_keys(program: Program) -> dict:
+    """id(For node) -> the engine's snapshot key, for every flow `for` that contains a decision point."""
+    keys: dict = {}
+
+    def visit(stmts):
+        for st in stmts:
+            if not has_decision(st):
+                continue
+            if isinstance(st, N.If):
+                for _, body in st.branches:
+                    visit(body.stmts)
+                if st.orelse is not None:
+                    visit(st.orelse.stmts)
+            elif isinstance(st, N.While):
+                visit(st.body.stmts)
+            elif isinstance(st, N.For):
+                keys[id(st)] = (f"{st.var}__{len(keys)}", st)
+                visit(st.body.stmts)
+
+    visit(program.flow.body.stmts if program.flow else ())
+    return keys
+
+
+def decision_paths(program: Program) -> dict:
+    """decision index -> [(stmts, i), ...] from the flow's top block to the decision node."""
+    out: dict = {}
+
+    def visit(stmts, frames):
+        for i, st in enumerate(stmts):
+            here = frames + [(stmts, i)]
+            if isinstance(st, (N.Choose, N.Simultaneous, N.Chance)):
+                out[program.decision_of(st).index] = here
+            elif isinstance(st, N.If):
+                for _, body in st.branches:
+                    visit(body.stmts, here)
+                if st.orelse is not None:
+                    visit(st.orelse.stmts, here)
+            elif isinstance(st, (N.While, N.For)):
+                visit(st.body.stmts, here)
+
+    visit(program.flow.body.stmts if program.flow else (), [])
+    return out
+
+
+def snapshots_of(program: Program, state) -> dict:
+    """The engine state's loop snapshots as Z3 literals: {key: (SeqVal, J)}."""
+    s = getattr(state, "s", state)
+    out = {}
+    for key, st in snapshot_keys(program).values():
+        elem = program.type_of(st.source).elem
+        items = getattr(s, "I_" + key)
+        out[key] = (SeqVal(num(len(items)), tuple(literal(elem, x, s.n) for x in items)), num(getattr(s, "J_" + key)))
+    return out
+
+
+def fresh_snapshots(program: Program, n: int, step=0) -> dict:
+    """Free loop snapshots `I_<key>@step[i]`, `I_<key>@step#len`, `J_<key>@step`, one slot per item
+    the loop's collection can hold (a set's domain, a sequence's capacity, an array's indices)."""
+    out = {}
+    for key, st in snapshot_keys(program).values():
+        t = program.type_of(st.source)
+        cap = t.cap if isinstance(t, SeqT) else dom_size(t.elem if isinstance(t, SetT) else t.index, n)
+        name = at_step("I_" + key, step)
+        items = tuple(fresh(t.elem, f"{name}[{i}]", n) for i in range(cap))
+        out[key] = (SeqVal(z3.Int(f"{name}#len", CTX), items), z3.Int(at_step("J_" + key, step), CTX))
+    return out
+
+
+# ====================================================================== statements
+
+class Exec:
+    """Symbolic execution of statements over a `Frame` (`self.fr`, replaced as statements run).
+
+    `flow` chooses the flow's reading of `let`/`for` (flow locals, which are state) over a
+    move body's (Python locals). Obligations go to `self.enc.obligations`, guarded by the path.
+    """
+
+    def __init__(self, program: Program, n: int, options: dict, frame: Frame, enc: Encoder | None = None):
+        self.p, self.n = program, n
+        self.fr = frame
+        self.enc = enc or Encoder(program, n, options, {})
+        self.flow = False
+        self._snap_keys = snapshot_keys(program)
+
+    # ------------------------------------------------------------ expressions over the current frame
+    def sync(self) -> Encoder:
+        enc = self.enc
+        enc.env = {**self.fr.vars, **self.fr.locals}
+        enc.scopes = [dict(self.fr.py)]
+        enc._calls = {}  # definitions read the state, which has changed
+        return enc
+
+    def expr(self, e):
+        return self.sync().expr(e)
+
+    def T(self, e) -> Type:
+        return self.p.type_of(e)
+
+    def require(self, cond, node, sentence: str, kind: str = "error") -> None:
+        self.enc.require(cond, node, sentence, kind)
+
+    def guarded(self, cond):
+        return self.enc._guard(cond)
+
+    # ------------------------------------------------------------ blocks
+    def block(self, stmts) -> None:
+        for st in stmts:
+            self.stmt(st)
+
+    def stmt(self, st) -> None:
+        method = getattr(self, "s_" + type(st).__name__, None)
+        if method is None:
+            raise NotImplementedError(f"Z3 transition has no rule for statement {type(st).__name__}")
+        method(st)
+
+    def branch(self, cond, stmts) -> Frame:
+        """The frame after running stmts under cond (from the current frame, which is kept)."""
+        if is_true(cond):  # in place: a `Stop` inside keeps what ran
+            self.block(stmts)
+            return self.fr
+        saved = self.fr
+        self.fr = saved.copy()
+        try:
+            with self.guarded(cond):
+                self.block(stmts)
+            return self.fr
+        finally:
+            self.fr = saved
+
+    # ------------------------------------------------------------ names and targets
+    def read_name(self, name: str):
+        if name in self.fr.py:
+            return self.fr.py[name]
+        if name in self.fr.vars:
+            return self.fr.vars[name]
+        return self.fr.locals[name]
+
+    def write_name(self, name: str, value) -> None:
+        if name in self.fr.py:
+            self.fr.py[name] = value
+        elif name in self.fr.vars:
+            self.fr.vars[name] = conform(value, self.p.var_types[name], self.n)
+        elif name in self.fr.locals:
+            self.fr.locals[name] = conform(value, self.p.flow_locals[name], self.n)
+        else:
+            raise KeyError(f"Z3 transition: cannot assign {name!r}")
+
+    def update(self, target, fn) -> None:
+        """target := fn(target's value), for a name or an index chain (symbolic indices: an If per slot)."""
+        if isinstance(target, N.Name):
+            self.write_name(target.name, fn(self.read_name(target.name)))
+            return
+        if not isinstance(target, N.Index):
+            raise NotImplementedError(f"Z3 transition: assignment to {type(target).__name__}")
+        bt = self.T(target.base)
+        idx = self.expr(target.index)
+        if isinstance(bt, ArrayT):
+            pos = dom_pos(bt.index, idx)
+            if not self.enc.fits(self.T(target.index), bt.index):  # codegen's `within`: L.check_range
+                lo, hi = int_range(bt.index, self.n)
+                self.require(and_(lift(operator.le, num(lo), idx), lift(operator.le, idx, num(hi))), target,
+                             f"the index is a value of {bt.index}")
+
+            def at(old):
+                new = fn(select(old, pos, default_value(bt.elem, self.n)))
+                if is_num(pos):
+                    return tuple(new if pos.as_long() == i else x for i, x in enumerate(old))
+                return tuple(ite_val(eq_leaf(pos, num(i)), new, x) for i, x in enumerate(old))
+        else:  # a sequence slot: Python's list indexing
+            def at(old):
+                self.require(and_(lift(operator.le, num(0), idx), lift(operator.lt, idx, old.length)), target,
+                             "the position is inside the sequence")
+                new = fn(select(old.items, idx, default_value(bt.elem, self.n)))
+                return SeqVal(old.length, tuple(ite_val(eq_leaf(idx, num(i)), new, x) for i, x in
+                                                enumerate(old.items)))
+        self.update(target.base, at)
+
+    def value(self, e, target: Type | None = None):
+        """codegen's `value_code`: the value, range-checked when assigned to a narrower int-like type."""
+        v = self.expr(e)
+        t = self.T(e)
+        if target is not None and is_int_like(target) and is_int_like(t) and not self.enc.fits(t, target):
+            lo, hi = int_range(target, self.n)
+            self.require(and_(lift(operator.le, num(lo), v), lift(operator.le, v, num(hi))), e,
+                         f"the value is within {lo}..{hi}")
+        return v
+
+    # ------------------------------------------------------------ statements
+    def s_Assign(self, st) -> None:
+        tt = self.T(st.target)
+        if st.op == "=":
+            v = self.value(st.value, tt)
+            self.update(st.target, lambda old: v)
+            return
+        v = self.expr(st.value)
+        if isinstance(tt, SetT):
+            op = SET_EDITS[st.op]
+            self.update(st.target, lambda old: op(old, v))
+            return
+        lo, hi = int_range(tt, self.n)
+
+        def arith(old):
+            r = lift(INT_EDITS[st.op], old, v)
+            self.require(and_(lift(operator.le, num(lo), r), lift(operator.le, r, num(hi))), st,
+                         f"the result is within {lo}..{hi}")
+            return r
+        self.update(st.target, arith)
+
+    def s_Let(self, st) -> None:
+        v = self.value(st.value)
+        if self.flow and st.name in self.p.flow_locals and st.name not in self.fr.py:
+            self.fr.locals[st.name] = conform(v, self.p.flow_locals[st.name], self.n)
+        else:
+            self.fr.py[st.name] = v
+
+    def s_If(self, st) -> None:
+        arms = []
+        taken = FALSE
+        for cond, body in st.branches:
+            with self.guarded(not_(taken)):
+                c = self.expr(cond)
+            arms.append((and_(not_(taken), c), body.stmts))
+            taken = or_(taken, c)
+            if is_true(taken):
+                break
+        rest = self.branch(not_(taken), st.orelse.stmts) if st.orelse is not None and not is_true(taken) \
+            else self.fr
+        for g, stmts in reversed(arms):
+            if is_false(g):
+                continue
+            rest = merge(g, self.branch(g, stmts), rest)
+        self.fr = rest
+
+    def s_For(self, st) -> None:
+        rows = self.sync().members(st.source)  # the engine iterates over list(source): evaluated once
+        for g, item in rows:
+            if is_false(g):
+                continue
+            saved = self.fr
+            self.fr = saved.copy()
+            if self.flow and st.var in self.p.flow_locals:
+                self.fr.locals[st.var] = item
+            else:
+                self.fr.py[st.var] = item
+            with self.guarded(g):
+                self.block(st.body.stmts)
+            after = self.fr
+            if not (self.flow and st.var in self.p.flow_locals):
+                if st.var in saved.py:
+                    after.py[st.var] = saved.py[st.var]
+                else:
+                    after.py.pop(st.var, None)
+            self.fr = merge(g, after, saved)
+
+    def s_While(self, st) -> None:
+        """Unrolled: each iteration guarded by the loop still running. A concrete loop runs to its
+        end; once the condition is symbolic, at most WHILE_BOUND iterations, then an obligation."""
+        running = TRUE
+        for k in range(CONCRETE_LOOP_LIMIT):
+            with self.guarded(running):
+                c = self.expr(st.cond)
+            g = and_(running, c)
+            if is_false(g):
+                return
+            if k >= WHILE_BOUND and not is_true(g):
+                self.require(not_(g), st, f"the loop stops within {WHILE_BOUND} iterations", "bound")
+                return
+            saved = self.fr
+            self.fr = merge(g, self.branch(g, st.body.stmts), saved)
+            running = g
+        raise NotEncoded(f"{st.span}: a while loop ran {CONCRETE_LOOP_LIMIT} times")
+
+    def s_Say(self, st) -> None:
+        pass  # display only
+
+    def s_End(self, st) -> None:
+        raise NotEncoded(f"{st.span}: `end` outside the flow walk")
+
+    def s_CollectionEdit(self, st) -> None:
+        ct = self.T(st.target)
+        if st.op == "append":
+            x = self.value(st.item)
+
+            def app(q):
+                q = conform(q, ct, self.n)
+                self.require(lift(operator.lt, q.length, num(ct.cap)), st, f"the sequence has room ({ct.cap} items)")
+                items = tuple(ite_val(eq_leaf(q.length, num(i)), x, y) for i, y in enumerate(q.items))
+                return SeqVal(lift(operator.add, q.length, num(1)), items)
+            self.update(st.target, app)
+            return
+        x = self.value(st.item)
+        if isinstance(ct, SetT):
+            size = dom_size(ct.elem, self.n)
+            pos = dom_pos(ct.elem, x)
+            hit = [eq_leaf(pos, num(i)) for i in range(size)]
+            if st.op == "add":
+                if not self.enc.fits(self.T(st.item), ct.elem):
+                    lo, hi = int_range(ct.elem, self.n)
+                    self.require(and_(lift(operator.le, num(lo), x), lift(operator.le, x, num(hi))), st.item,
+                                 f"the item is a value of {ct.elem}")
+                self.update(st.target, lambda s: SetVal(or_(b, h) for b, h in zip(conform(s, ct, self.n), hit)))
+                return
+
+            def rm(s):
+                s = conform(s, ct, self.n)
+                self.require(or_all(and_(b, h) for b, h in zip(s, hit)), st, "the item to remove is in the set")
+                return SetVal(and_(b, not_(h)) for b, h in zip(s, hit))
+            self.update(st.target, rm)
+            return
+        self.update(st.target, lambda q: seq_remove_first(self, st, q, x))
+
+
+def seq_remove_first(ex: Exec, st, q: SeqVal, x) -> SeqVal:
+    """Python's list.remove: the first occurrence goes, later items shift left."""
+    hits = [and_(lift(operator.lt, num(i), q.length), eq_val(item, x)) for i, item in enumerate(q.items)]
+    ex.require(or_all(hits), st, "the item to remove is in the sequence")
+    found = or_all(hits)
+    gone = FALSE  # the removed slot is at or before i
+    items = []
+    for i, item in enumerate(q.items):
+        gone = or_(gone, hits[i])
+        nxt = q.items[i + 1] if i + 1 < len(q.items) else item
+        items.append(ite_val(gone, nxt, item))
+    return SeqVal(ite(found, lift(operator.sub, q.length, num(1)), q.length), tuple(items))
+
+
+SET_EDITS = {"+=": lambda a, b: SetVal(or_(x, y) for x, y in zip(*_same(a, b))),
+             "-=": lambda a, b: SetVal(and_(x, not_(y)) for x, y in zip(*_same(a, b)))}
+INT_EDITS = {"+=": operator.add, "-=": operator.sub}
+
+
+def _same(a: SetVal, b: SetVal):
+    size = max(len(a), len(b))
+    return (tuple(a) + (FALSE,) * (size - len(a)), tuple(b) + (FALSE,) * (size - len(b)))
+
+
+# ====================================================================== the flow walk
+
+class FlowWalk(Exec):
+    """Runs the flow from a decision point's continuation to the next decision point or the end.
+
+    The rest of the flow is a stack of tasks — ("stmts", block, i): run a block from statement
+    i; ("if", st, k): test an `if`'s branches from the k-th; ("loop", st): a loop head — so a
+    symbolic condition of a statement around a decision point *forks* the walk: each side runs
+    on to its own decision point (or the end) under its guard, and the two final frames are
+    merged (pc and cur included). Statements without decision points are executed by `Exec`.
+    """
+
+    MAX_FORKS = 256      # forks of one walk (a symbolic loop around a decision point unrolls this far)
+    MAX_TASKS = 200_000  # tasks of one walk (a literal loop that never reaches a decision point)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.forks = 0
+        self.tasks = 0
+
+    def walks(self, st) -> bool:
+        """Followed by the walk rather than executed: it holds a decision point, or is an `if`
+        holding an `end` (which stops the flow: a fork, not a merge)."""
+        return has_decision(st) or (isinstance(st, N.If) and any(isinstance(x, N.End) for x in walk(st)))
+
+    def s_End(self, st) -> None:  # an `end` inside decision-free flow code (a loop's body)
+        if self.enc.path and not is_true(and_all(self.enc.path)):
+            raise NotEncoded(f"{st.span}: `end` inside a loop under a symbolic condition")
+        self.fr.pc = num(-1)
+        raise Stop
+
+    def fork(self, c, yes: list, no: list) -> None:
+        self.forks += 1
+        if self.forks > self.MAX_FORKS:
+            raise NotEncoded(f"the flow walk forked {self.MAX_FORKS} times before reaching decision points")
+        saved = self.fr
+        finals = []
+        for g, stack in ((c, yes), (not_(c), no)):
+            self.fr = saved.copy()
+            with self.guarded(g):
+                self.walk(stack)
+            finals.append(self.fr)
+        self.fr = merge(c, finals[0], finals[1])
+
+    def walk(self, stack: list) -> None:
+        """Run tasks until a decision point or the end (the frame is then final)."""
+        try:
+            self._walk(stack)
+        except Stop:
+            pass
+
+    def _walk(self, stack: list) -> None:
+        while stack:
+            self.tasks += 1
+            if self.tasks > self.MAX_TASKS:
+                raise NotEncoded(f"the flow ran {self.MAX_TASKS} steps without reaching a decision point")
+            task = stack.pop()
+            kind = task[0]
+            if kind == "stmts":
+                _, stmts, i = task
+                if i >= len(stmts):
+                    continue
+                st = stmts[i]
+                stack.append(("stmts", stmts, i + 1))
+                if isinstance(st, N.End):
+                    self.fr.pc = num(-1)
+                    return
+                if not self.walks(st):
+                    self.stmt(st)
+                    continue
+                if isinstance(st, (N.Choose, N.Simultaneous, N.Chance)):
+                    self.decision(st)
+                    return
+                if isinstance(st, N.If):
+                    stack.append(("if", st, 0))
+                elif isinstance(st, N.While):
+                    stack.append(("loop", st))
+                elif isinstance(st, N.For):
+                    self.snapshot(st)
+                    stack.append(("loop", st))
+                else:
+                    raise NotImplementedError(f"decision inside {type(st).__name__}")
+            elif kind == "if":
+                _, st, k = task
+                if k < len(st.branches):
+                    cond, body = st.branches[k]
+                    yes, no = stack + [("stmts", body.stmts, 0)], stack + [("if", st, k + 1)]
+                elif st.orelse is not None:
+                    stack.append(("stmts", st.orelse.stmts, 0))
+                    continue
+                else:
+                    continue
+                if self.branch_on(self.expr(cond), yes, no, stack):
+                    return
+            else:
+                st = task[1]
+                if isinstance(st, N.While):
+                    c = self.expr(st.cond)
+                    yes = stack + [task, ("stmts", st.body.stmts, 0)]
+                    if self.branch_on(c, yes, list(stack), stack):
+                        return
+                    continue
+                key = self._snap_keys[id(st)][0]
+                items, j = self.fr.snaps[key]
+                c = lift(operator.lt, j, items.length)
+                if is_false(c):
+                    continue
+                if is_true(c):
+                    self.next_item(st, key)
+                    stack += [task, ("stmts", st.body.stmts, 0)]
+                    continue
+                self.forks += 1
+                if self.forks > self.MAX_FORKS:
+                    raise NotEncoded(f"the flow walk forked {self.MAX_FORKS} times before reaching decision points")
+                saved = self.fr
+                self.fr = saved.copy()
+                with self.guarded(c):
+                    self.next_item(st, key)
+                    self.walk(stack + [task, ("stmts", st.body.stmts, 0)])
+                taken = self.fr
+                self.fr = saved.copy()
+                with self.guarded(not_(c)):
+                    self.walk(list(stack))
+                self.fr = merge(c, taken, self.fr)
+                return
+
+    def branch_on(self, c, yes: list, no: list, stack: list) -> bool:
+        """Continue with `yes` or `no` by a condition: in place when it is a literal (False
+        returned), else fork the rest of the walk (True: the walk is complete)."""
+        if is_true(c) or is_false(c):
+            stack[:] = yes if is_true(c) else no
+            return False
+        self.fork(c, yes, no)
+        return True
+
+    def next_item(self, st, key) -> None:
+        items, j = self.fr.snaps[key]
+        self.fr.locals[st.var] = select(items.items, j, default_value(self.T(st.source).elem, self.n))
+        self.fr.snaps[key] = (items, lift(operator.add, j, num(1)))
+
+    def decision(self, st) -> None:
+        info = self.p.decision_of(st)
+        self.fr.pc = num(info.index)
+        if isinstance(st, N.Choose):
+            who = self.expr(st.player)
+            if not isinstance(self.T(st.player), PlayerT):  # codegen: L.check_range(who, 0, s.n - 1)
+                self.require(and_(lift(operator.le, num(0), who), lift(operator.lt, who, num(self.n))),
+                             st.player, "the chooser is a player")
+            self.fr.cur = who
+        else:
+            self.fr.cur = num(-2 if isinstance(st, N.Simultaneous) else -1)
+
+    def snapshot(self, st) -> None:
+        """The engine's `I_ = list(source)`, `J_ = 0`: the items the collection holds, packed to the
+        front (a set's members or a sequence's first `length` items, in order)."""
+        key = self._snap_keys[id(st)][0]
+        rows = self.sync().members(st.source)
+        elem = self.T(st.source).elem
+        slots = [default_value(elem, self.n) for _ in range(max(len(rows), 1))]
+        count = num(0)
+        for g, x in rows:
+            if is_false(g):
+                continue
+            slots = [ite_val(and_(g, eq_leaf(count, num(k))), x, y) for k, y in enumerate(slots)]
+            count = lift(operator.add, count, ite(g, num(1), num(0)))
+        self.fr.snaps[key] = (SeqVal(count, tuple(slots)), num(0))
+
+    def resume(self, decision: int) -> None:
+        """Everything after decision point `decision`: the rest of each enclosing block, innermost
+        last on the stack, with the enclosing loops' heads between them; then the end of the flow."""
+        frames = decision_paths(self.p)[decision]
+        stack: list = []
+        for k, (stmts, i) in enumerate(frames):
+            if k > 0:
+                outer_stmts, j = frames[k - 1]
+                container = outer_stmts[j]
+                if isinstance(container, (N.While, N.For)):
+                    stack.append(("loop", container))
+            stack.append(("stmts", stmts, i + 1))
+        self.fr.pc = num(-1)  # if the walk runs off the end of the flow
+        self.walk(stack)
+
+
+@dataclass
+class Step:
+    """A move's successor: the state after it, the loop snapshots, and what the engine needs to run it."""
+
+    state: StateVars
+    snapshots: dict
+    obligations: list
+
+
+def successor(program: Program, n: int, options: dict, state: StateVars, decision: int, move, params: dict,
+              snapshots: dict | None = None, player=None) -> Step:
+    """Apply `move` (a MoveInfo or its index) with parameter values `params` (name -> Z3 value) at
+    decision point `decision`, then run the flow to the next decision point (any kind) or the end.
+
+    `snapshots` are the loop snapshots ({key: (SeqVal, J)}, see `snapshots_of`); `player` is the
+    mover (bound to a simultaneous node's player variable; default `state.cur`)."""
+    return joint_successor(program, n, options, state, decision, [(move, params, player)], snapshots)
+
+
+def joint_successor(program: Program, n: int, options: dict, state: StateVars, decision: int, moves: list,
+                    snapshots: dict | None = None) -> Step:
+    """Several moves at one decision point — a simultaneous node's secret choices, which take effect
+    in seat order: `moves` is [(move, params, player), ...] in that order — then the flow."""
+    fr = Frame(dict(state.vars), dict(state.locals), {}, state.pc, state.cur, dict(snapshots or {}))
+    walker = FlowWalk(program, n, options, fr)
+    for move, params, player in moves:
+        mi = program.moves[move] if isinstance(move, int) else move
+        if mi.decision != decision:
+            raise ValueError(f"move {mi.move.name} is not a move of decision point {decision}")
+        walker.fr.py = {p.name: params[p.name] for p in mi.move.params}
+        if mi.player_var:
+            walker.fr.py[mi.player_var] = player if player is not None else state.cur
+        walker.block(mi.move.body.stmts)
+    walker.fr.py = {}
+    walker.flow = True
+    walker.resume(decision)
+    fr = walker.fr
+    out = StateVars(program, n, options, None,
+                    values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
+    return Step(out, fr.snaps, list(walker.enc.obligations))
