@@ -47,9 +47,15 @@ def semantic_chance(state: GameState, action: int):
     return _value(elem, value)
 
 
-def first_disagreement(engine_state: GameState, oracle, seed: int, max_steps: int = 10_000):
-    """Play one random game through both; return a description of the first difference, or None."""
+def first_disagreement(engine_state: GameState, oracle, seed: int, max_steps: int = 10_000, policy=None):
+    """Play one game through both; return None, "deadlock" (both agree nobody can move), or
+    a description of the first difference.
+
+    Moves are uniformly random unless `policy` is given: `policy(rng)` is called once with
+    the game's random stream and returns `choose(moves, player) -> move`, picking from the
+    sorted semantic moves (a game test steers play towards rare rules this way)."""
     rng = random.Random(seed)
+    choose = policy(rng) if policy is not None else None
     for step in range(max_steps):
         who = engine_state.current_player()
         kind, p = oracle.to_move()
@@ -94,14 +100,21 @@ def first_disagreement(engine_state: GameState, oracle, seed: int, max_steps: in
         if kind != "player" or p != who:
             return f"step {step}: engine waits for P{who + 1}, oracle says {kind} {p}"
         legal = engine_state.legal_actions()
-        engine_moves = {semantic_move(engine_state, a) for a in legal}
+        by_move = {semantic_move(engine_state, a): a for a in legal}
+        engine_moves = set(by_move)
         oracle_moves = set(oracle.legal_moves())
         if engine_moves != oracle_moves:
             only_e = sorted(engine_moves - oracle_moves)[:5]
             only_o = sorted(oracle_moves - engine_moves)[:5]
             return f"step {step}: legal moves differ; engine only {only_e}; oracle only {only_o}"
-        a = legal[rng.randrange(len(legal))]
-        move = semantic_move(engine_state, a)
+        if not legal:
+            return "deadlock"
+        if choose is None:
+            a = legal[rng.randrange(len(legal))]
+            move = semantic_move(engine_state, a)
+        else:
+            move = choose(sorted(engine_moves), who)
+            a = by_move[move]
         engine_state.apply_action(a)
         oracle.apply(move)
         if engine_state.scores() != list(oracle.scores()):  # scores agree at every step, not only at the end

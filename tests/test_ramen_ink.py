@@ -50,17 +50,12 @@ def engine_and_oracle(players: int, path: Path | str = SPEC, **options):
     return state, RamenInkOracle(players, orders, cards, **options)
 
 
-def lockstep(state, oracle, seed: int, options: dict):
-    """first_disagreement, accepting a deadlock under impossible_drawing=no_rule.
-
-    At a deadlock the harness finds both sides' legal moves equal (both empty) and
-    then fails to pick one; that is the expected end of such a game, provided the
+def lockstep(state, oracle, seed: int, options: dict, policy=None):
+    """first_disagreement, accepting a deadlock under impossible_drawing=no_rule, provided the
     oracle agrees nobody can move and the engine reports it as a deadlock."""
-    try:
-        return first_disagreement(state, oracle, seed)
-    except (ValueError, RuleError):
-        if options.get("impossible_drawing") != "no_rule":
-            raise
+    result = first_disagreement(state, oracle, seed, policy=policy)
+    if result != "deadlock" or options.get("impossible_drawing") != "no_rule":
+        return result
     assert not state.is_terminal() and state.legal_actions() == []
     assert oracle.to_move() == ("player", state.current_player())
     assert oracle.legal_moves() == set()
@@ -89,57 +84,30 @@ def engine_moves(state):
     return {semantic_move(state, a) for a in state.legal_actions()}
 
 
+def stuffing_policy(oracle):
+    """A policy (see tests/lockstep.py) that reaches the bin's limit: bin toppings until the
+    bin is full, then stuff the fullest bowls.  That makes impossible drawings (I-A1), full
+    bowls and bonus chains common, which uniform random play rarely reaches."""
+    def make(rng):
+        def pick(moves, p):
+            if moves[0][0] == "draw" and rng.random() < 0.8:
+                def placed(m):
+                    return [t for t in m[1:] if t]
+                if oracle.binned[p] < 8:
+                    key = lambda m: -len(placed(m))                        # noqa: E731
+                else:
+                    key = lambda m: (len(placed(m)),                       # noqa: E731
+                                     sum(sum(oracle.bowls[p][b].values()) for b in placed(m)))
+                best = max(map(key, moves))
+                moves = [m for m in moves if key(m) == best]
+            return rng.choice(moves)
+        return pick
+    return make
+
+
 def stuffing_lockstep(state, oracle, seed: int):
-    """Lockstep like first_disagreement, but with a policy that reaches the bin's
-    limit: bin toppings until the bin is full, then stuff the fullest bowls.
-    That makes impossible drawings (I-A1), full bowls and bonus chains common,
-    which uniform random play rarely reaches.  Returns None, "deadlock" or a
-    description of the first difference."""
-    rng = random.Random(seed)
-    for step in range(10_000):
-        kind, p = oracle.to_move()
-        if state.is_terminal() or kind == "terminal":
-            if not (state.is_terminal() and kind == "terminal"):
-                return f"step {step}: engine terminal={state.is_terminal()}, oracle says {kind}"
-            if state.scores() != oracle.scores() or state.winners() != oracle.winners():
-                return (f"end: engine {state.scores()} {state.winners()}, "
-                        f"oracle {oracle.scores()} {oracle.winners()}")
-            return None
-        if state.current_player() == CHANCE:
-            values = sorted(semantic_chance(state, a) for a, _ in state.chance_outcomes())
-            if kind != "chance" or values != oracle.chance_values():
-                return f"step {step}: chance differs"
-            a, _ = rng.choice(state.chance_outcomes())
-            value = semantic_chance(state, a)
-            state.apply_action(a)
-            oracle.apply_chance(value)
-            continue
-        if kind != "player" or p != state.current_player():
-            return f"step {step}: engine waits for P{state.current_player() + 1}, oracle says {kind} {p}"
-        actions = {semantic_move(state, a): a for a in state.legal_actions()}
-        moves, expected = set(actions), oracle.legal_moves()
-        if moves != expected:
-            return (f"step {step}: legal moves differ; engine only {sorted(moves - expected)[:5]}; "
-                    f"oracle only {sorted(expected - moves)[:5]}")
-        if not moves:
-            return "deadlock"
-        moves = sorted(moves)
-        if moves[0][0] == "draw" and rng.random() < 0.8:
-            def placed(m):
-                return [t for t in m[1:] if t]
-            if oracle.binned[p] < 8:
-                key = lambda m: -len(placed(m))                        # noqa: E731
-            else:
-                key = lambda m: (len(placed(m)),                       # noqa: E731
-                                 sum(sum(oracle.bowls[p][b].values()) for b in placed(m)))
-            best = max(map(key, moves))
-            moves = [m for m in moves if key(m) == best]
-        move = rng.choice(moves)
-        state.apply_action(actions[move])
-        oracle.apply(move)
-        if state.scores() != oracle.scores():
-            return f"step {step} ({move}): scores differ: engine {state.scores()} oracle {oracle.scores()}"
-    return "no end"
+    """Lockstep with the bin-stuffing policy: None, "deadlock" or the first difference."""
+    return first_disagreement(state, oracle, seed, policy=stuffing_policy(oracle))
 
 
 # ---------------------------------------------------------------- lockstep

@@ -121,40 +121,26 @@ def choose(rng, moves, oracle, play_rate):
     return rng.choice(moves)
 
 
-def biased_disagreement(state, oracle, seed: int, counts=None, max_steps: int = 10_000):
-    """tests/lockstep.first_disagreement with a policy that completes recipes whenever it can
-    and plays action cards when it holds them (or, in 'hoarding' games, mostly keeps them,
-    so that full hands force returns).  Returns None or the first difference."""
-    rng = random.Random(seed)
-    play_rate = 0.0 if rng.random() < 0.3 else 0.8
+def biased_policy(oracle, counts=None):
+    """A policy (see tests/lockstep.py) that completes recipes whenever it can and plays action
+    cards when it holds them (or, in 'hoarding' games, mostly keeps them, so that full hands
+    force returns); it tallies the moves it plays in `counts`."""
     counts = USAGE if counts is None else counts
-    for step in range(max_steps):
-        kind, p = oracle.to_move()
-        if state.is_terminal() or kind == "terminal":
-            if not (state.is_terminal() and kind == "terminal"):
-                return f"step {step}: engine terminal={state.is_terminal()}, oracle says {kind}"
-            if state.scores() != oracle.scores() or state.winners() != sorted(oracle.winners()):
-                return (f"end: engine {state.scores()} {state.winners()}, "
-                        f"oracle {oracle.scores()} {sorted(oracle.winners())}")
-            return None
-        if state.current_player() == CHANCE:
-            values = sorted(semantic_chance(state, a) for a, _ in state.chance_outcomes())
-            if kind != "chance" or values != oracle.chance_values():
-                return f"step {step}: chance differs: engine {values}, oracle {kind} {oracle.chance_values()}"
-            step_both(state, oracle, rng.choice(values))
-            continue
-        if kind != "player" or p != state.current_player():
-            return f"step {step}: engine waits for P{state.current_player() + 1}, oracle says {kind} {p}"
-        moves, expected = engine_moves(state), oracle.legal_moves()
-        if moves != expected:
-            return (f"step {step}: legal moves differ; engine only {sorted(moves - expected)[:5]}; "
-                    f"oracle only {sorted(expected - moves)[:5]}")
-        move = choose(rng, sorted(moves), oracle, play_rate)
-        counts[move[0] if move[0] != "play_chop" else f"play_chop(keep={move[2]})"] += 1
-        step_both(state, oracle, move)
-        if state.scores() != oracle.scores():
-            return f"step {step} ({move}): scores differ: engine {state.scores()} oracle {oracle.scores()}"
-    return "no end"
+
+    def make(rng):
+        play_rate = 0.0 if rng.random() < 0.3 else 0.8
+
+        def pick(moves, player):
+            move = choose(rng, moves, oracle, play_rate)
+            counts[move[0] if move[0] != "play_chop" else f"play_chop(keep={move[2]})"] += 1
+            return move
+        return pick
+    return make
+
+
+def biased_disagreement(state, oracle, seed: int, counts=None, max_steps: int = 10_000):
+    """tests/lockstep.first_disagreement with the card-biased policy."""
+    return first_disagreement(state, oracle, seed, max_steps, policy=biased_policy(oracle, counts))
 
 
 # ---------------------------------------------------------------- lockstep
