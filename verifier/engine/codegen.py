@@ -65,6 +65,9 @@ class CodeGen(StaticGen, MoveGen):
         self.locals_stack: list[set] = [set()]
         self.flow_var_names = set(program.flow_locals)
         self.loop_snapshots: list[str] = []
+        # the flow's measured loops (pre-order): loop k keeps its previous measure in s.M_k
+        self.measure_keys = {id(w): k for k, w in enumerate(program.measures)}
+        self.measure_locals = 0  # measured loops in move bodies keep theirs in a Python local
         self.init_static({})
         self.init_static(self.eval_constants())
 
@@ -487,8 +490,32 @@ class CodeGen(StaticGen, MoveGen):
             self.locals_stack.pop()
 
     def s_While(self, st, out, ind):
+        if st.decreases is None:
+            out(ind, f"while {self.expr(st.cond)}:")
+            self.block(st.body.stmts, out, ind + 1)
+            return
+        if self.in_flow_code:
+            prev = f"s.M_{self.measure_keys[id(st)]}"
+        else:  # a move's effects run in one call: a local keeps the previous measure
+            prev = f"_mp{self.measure_locals}"
+            self.measure_locals += 1
+        out(ind, f"{prev} = -1")
         out(ind, f"while {self.expr(st.cond)}:")
+        self.measure_check(st, prev, out, ind + 1)
         self.block(st.body.stmts, out, ind + 1)
+        if self.in_flow_code:
+            out(ind, f"{prev} = -1")
+
+    def measure_check(self, st, prev: str, out, ind: int) -> None:
+        """At the loop head, the condition being true: the measure is >= 0 and below the
+        previous iteration's (-1: none yet); then it becomes the previous one."""
+        w = self.where(st.decreases)
+        out(ind, f"_m = {self.expr(st.decreases)}")
+        out(ind, f"if {prev} != -1 and _m >= {prev}:")
+        out(ind + 1, f"raise L.RuleError(\"the loop's measure did not decrease (was %d, now %d)\" % ({prev}, _m), {w})")
+        out(ind, "if _m < 0:")
+        out(ind + 1, f"raise L.RuleError(\"the loop's measure is negative (%d)\" % _m, {w})")
+        out(ind, f"{prev} = _m")
 
     def s_Say(self, st, out, ind):
         out(ind, "if s.logging:")  # the text is only computed for a logged game
@@ -590,9 +617,16 @@ class CodeGen(StaticGen, MoveGen):
             return after, 1
         if isinstance(st, N.While):
             head, body = self.new_segment(), self.new_segment()
+            prev = f"s.M_{self.measure_keys[id(st)]}" if st.decreases is not None else None
+            if prev:
+                seg.out(ind, f"{prev} = -1")
             self.jump(seg, ind, head)
             head.out(1, f"if {self.expr(st.cond)}:")
+            if prev:
+                self.measure_check(st, prev, head.out, 2)
             head.out(2, f"return {body.index}")
+            if prev:
+                head.out(1, f"{prev} = -1")
             return self.close_loop(head, body, st.body.stmts, after)
         if isinstance(st, N.For):
             head, body = self.new_segment(), self.new_segment()
@@ -711,6 +745,7 @@ class CodeGen(StaticGen, MoveGen):
         # loop snapshots are known only after the flow is compiled: compile it first
         self.compile_flow()
         extra = [f"I_{k}" for k in self.loop_snapshots] + [f"J_{k}" for k in self.loop_snapshots]
+        extra += [f"M_{k}" for k in range(len(self.p.measures))]
         names = ["n", "pc", "cur", "logging", "log", "memo"] + [f for f, _ in fields] + extra
         out(0, "")
         out(0, "")
@@ -737,6 +772,8 @@ class CodeGen(StaticGen, MoveGen):
         for k in self.loop_snapshots:
             out(1, f"s.I_{k} = []")
             out(1, f"s.J_{k} = 0")
+        for k in range(len(self.p.measures)):
+            out(1, f"s.M_{k} = -1")
         out(1, "return s")
         out(0, "")
         out(0, "")
@@ -749,6 +786,8 @@ class CodeGen(StaticGen, MoveGen):
         for k in self.loop_snapshots:
             out(1, f"t.I_{k} = list(s.I_{k})")
             out(1, f"t.J_{k} = s.J_{k}")
+        for k in range(len(self.p.measures)):
+            out(1, f"t.M_{k} = s.M_{k}")
         out(1, "return t")
         out(0, "")
         out(0, "")

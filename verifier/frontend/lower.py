@@ -214,6 +214,11 @@ class Lowerer:
         items = tuple(self.lower(c) for c in t.children[2:] if isinstance(c, lark.Tree) and c.data != "cites")
         return N.ExampleDecl(str(name), self.plain_string(sentence), self.cites(t), items, span=self.span(t))
 
+    def lower_expect_decl(self, t):
+        name, status, when, text = t.children[:4]
+        return N.ExpectDecl(str(name), str(status), self.opt(when), self.plain_string(text), self.cites(t),
+                            span=self.span(t))
+
     def lower_example_set(self, t):
         return N.ExampleGiven(self.lower(t.children[0]), self.lower(t.children[1]), span=self.span(t))
 
@@ -284,7 +289,8 @@ class Lowerer:
                      self.cites(t), span=self.span(t))
 
     def lower_while_stmt(self, t):
-        return N.While(self.lower(t.children[0]), self.lower(self.kids(t, "block")[0]), self.cites(t),
+        cond, measure = t.children[:2]
+        return N.While(self.lower(cond), self.lower(self.kids(t, "block")[0]), self.cites(t), self.opt(measure),
                        span=self.span(t))
 
     def lower_chance_stmt(self, t):

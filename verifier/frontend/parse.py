@@ -123,7 +123,7 @@ def _word_before(text: str, tok: lark.Token) -> str:
 
 
 _DECLARATION_WORDS = {"game", "players", "option", "enum", "record", "type", "grid", "const", "catalogue",
-                      "var", "def", "flow", "outcome", "invariant", "example"}
+                      "var", "def", "flow", "outcome", "invariant", "example", "expect"}
 
 _KEYWORD_HINTS = {
     "var": "'var' declares state at the top level, not inside a block; use 'let' for a local value",

@@ -19,6 +19,9 @@ from .builtins import BUILTINS, BuiltinError
 # would otherwise shadow runtime names).  Dunder names are refused outright.
 RESERVED = {"s", "self", "players", "num_players", "score", "winners", "true", "false"}
 
+# The interval of a value the checker cannot bound (a score); a loop's measure must stay below it.
+UNBOUNDED = 10**9
+
 
 @dataclass
 class Symbol:
@@ -78,6 +81,10 @@ class Program:
     def_param_types: dict = field(default_factory=dict)  # id(Param) -> Type
     # for each Let/For/Chance that binds a flow local: id(node) -> name
     local_names: dict = field(default_factory=dict)
+    expects: list = field(default_factory=list)  # ExpectDecl, in source order
+    # the flow's `while ... decreases` loops in pre-order (not those of move bodies): loop k's
+    # previous measure is the engine's state field M_k
+    measures: list = field(default_factory=list)
 
     def type_of(self, expr) -> Type:
         return self.types[id(expr)]
@@ -117,6 +124,7 @@ class TypeChecker:
         self.allow_score = True
         self.allow_state = True
         self.allow_winners = False
+        self.in_expect = False  # an expectation's condition: options and num_players only
 
     # -------------------------------------------------------------- reporting
     def err(self, span: Span, msg: str, *notes: str, code: str = "type") -> None:
@@ -284,6 +292,7 @@ class TypeChecker:
                 self.expect_bool(d.cond)
             elif isinstance(d, N.ExampleDecl):
                 self.check_example(d)
+        self.check_expects(spec.of_kind(N.ExpectDecl), spec.of_kind(N.InvariantDecl))
         self.check_unused()
         if any(d.severity.value == "error" for d in self.diags):
             return None
@@ -309,7 +318,8 @@ class TypeChecker:
             invariants=spec.of_kind(N.InvariantDecl), examples=spec.of_kind(N.ExampleDecl),
             flow_locals=self.flow_locals, decisions=self.decisions, moves=self.moves,
             type_names=dict(self.type_names), def_param_types=self.def_param_types,
-            num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names)
+            num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names,
+            expects=spec.of_kind(N.ExpectDecl), measures=flow_measures(flow))
 
     def single(self, kind, word):
         found = self.spec.of_kind(kind)
@@ -542,6 +552,48 @@ class TypeChecker:
                 self.expect_bool(item.cond)
                 self.allow_winners = False
 
+    def check_expects(self, expects: list, invariants: list) -> None:
+        """Each expectation names a property and a status; its condition reads no state."""
+        properties = [d.name for d in invariants] + list(N.BUILTIN_PROPERTIES)
+        unconditional: dict = {}
+        for d in expects:
+            if d.name not in properties:
+                self.err(d.span, f"unknown property {d.name!r}",
+                         "a property is an invariant of the spec or one of " + ", ".join(N.BUILTIN_PROPERTIES),
+                         self.suggest(d.name, properties), code="unknown-name")
+            if d.status not in N.EXPECT_STATUSES:
+                close = self.suggest(d.status, N.EXPECT_STATUSES)
+                self.err(d.span, f"unknown status {d.status!r}: expected one of {', '.join(N.EXPECT_STATUSES)}",
+                         *([close] if close.startswith("did you") else []), code="unknown-name")
+            if d.when is not None:
+                saved = self.allow_state
+                self.allow_state, self.in_expect = False, True
+                self.expect_bool(d.when)
+                self.allow_state, self.in_expect = saved, False
+            elif d.name in unconditional:
+                self.err(d.span, f"a second expectation for {d.name!r} without a condition",
+                         f"the first is at {unconditional[d.name].span}",
+                         "give each a 'when' condition on options, or keep one", code="duplicate")
+            else:
+                unconditional[d.name] = d
+
+    def state_read_by(self, d: N.DefDecl) -> str | None:
+        """The first piece of game state a definition reads, directly or through others."""
+        seen, stack = {d.name}, [d]
+        while stack:
+            cur = stack.pop()
+            for node in walk(cur.body):
+                name = node.name if isinstance(node, N.Name) else node.func if isinstance(node, N.Call) else None
+                sym = self.symbols.get(name) if name is not None else None
+                if isinstance(node, N.Call) and name == "score":
+                    return "the scores"
+                if sym is not None and sym.kind == "var" and isinstance(node, N.Name):
+                    return repr(name)
+                if sym is not None and sym.kind == "def" and isinstance(node, N.Call) and name not in seen:
+                    seen.add(name)
+                    stack.append(sym.decl)
+        return None
+
     def check_unused(self) -> None:
         used_in_source = set()
         for node in walk(self.spec):
@@ -642,7 +694,23 @@ class TypeChecker:
 
     def stmt_While(self, st: N.While) -> None:
         self.expect_bool(st.cond)
+        if st.decreases is not None:
+            self.check_measure(st.decreases)
         self.scoped_block(st.body)
+
+    def check_measure(self, e) -> None:
+        """A loop's measure: a whole number with a known upper bound (it bounds the iterations)."""
+        t = self.infer(e)
+        if t is None:
+            return
+        if not is_int_like(t):
+            self.err(e.span, f"a loop's measure (decreases) is a whole number, not {t}")
+            return
+        lo, hi = int_bounds(t, self.max_players)
+        if hi >= UNBOUNDED:
+            self.err(e.span, "the upper bound of this measure is not known",
+                     "the measure bounds the loop's iterations: build it from values with declared ranges",
+                     code="range")
 
     def stmt_Chance(self, st: N.Chance) -> None:
         self.no_decision_in_move(st)
@@ -838,8 +906,13 @@ class TypeChecker:
             self.err(e.span, f"{e.name!r} is a definition: call it as {e.name}(...)")
             return None
         if sym.kind in ("var", "local") and not self.allow_state and sym.kind == "var":
-            self.err(e.span, f"{e.name!r} is game state; a constant or option cannot depend on it",
-                     code="const-state")
+            if self.in_expect:
+                self.err(e.span, f"{e.name!r} is game state; an expectation's condition reads options and "
+                         "num_players only", "the condition says for which settings the status is expected",
+                         code="const-state")
+            else:
+                self.err(e.span, f"{e.name!r} is game state; a constant or option cannot depend on it",
+                         code="const-state")
         if sym.kind == "enum_item" and expected is not None and isinstance(expected, EnumT) \
                 and sym.type != expected and e.name in expected.items:
             return expected
@@ -903,11 +976,18 @@ class TypeChecker:
                 self.err(e.span, "score(player) takes one argument")
                 return None
             self.check_assignable(PlayerT(), self.infer(e.args[0], PlayerT()), e.args[0])
-            return IntT(-10**9, 10**9)
+            if self.in_expect:
+                self.err(e.span, "an expectation's condition reads options and num_players only, not scores",
+                         code="const-state")
+            return IntT(-UNBOUNDED, UNBOUNDED)
         sym = self.lookup(e.func)
         if sym is not None and sym.kind == "def":
             sym.used = True
             d = sym.decl
+            reads = self.state_read_by(d) if self.in_expect else None
+            if reads is not None:
+                self.err(e.span, f"{e.func!r} reads {reads}, game state; an expectation's condition reads "
+                         "options and num_players only", code="const-state")
             if len(e.args) != len(d.params):
                 self.err(e.span, f"{e.func} takes {len(d.params)} argument(s), got {len(e.args)}")
             for a, p in zip(e.args, d.params):
@@ -1183,6 +1263,30 @@ def interval(op: str, a: tuple[int, int], b: tuple[int, int]) -> IntT:
         m = max(abs(blo), abs(bhi))
         return IntT(min(0, -(m - 1)) if alo < 0 or blo < 0 else 0, max(m - 1, 0))
     raise ValueError(op)
+
+
+def flow_measures(flow: N.FlowDecl | None) -> list:
+    """The flow's `while` loops with a `decreases` measure, in pre-order (a loop before the loops
+    in its body; if branches in order, then else), leaving out move bodies: loop k keeps its
+    previous measure in the engine's state field M_k."""
+    found: list = []
+
+    def visit(stmts) -> None:
+        for st in stmts:
+            if isinstance(st, N.If):
+                for _, body in st.branches:
+                    visit(body.stmts)
+                if st.orelse is not None:
+                    visit(st.orelse.stmts)
+            elif isinstance(st, N.While):
+                if st.decreases is not None:
+                    found.append(st)
+                visit(st.body.stmts)
+            elif isinstance(st, N.For):
+                visit(st.body.stmts)
+
+    visit(flow.body.stmts if flow is not None else ())
+    return found
 
 
 def walk(node):

@@ -265,9 +265,13 @@ class For(Node):
 
 @dataclass(frozen=True)
 class While(Node):
+    """`while cond decreases measure { body }`: the optional measure is an integer that is
+    >= 0 whenever the condition holds and drops at every later iteration of one entry."""
+
     cond: "Expr"
     body: "Block"
     cites: Cites = ()
+    decreases: Optional["Expr"] = None
     span: Span = _span()
 
 
@@ -570,8 +574,26 @@ class ExampleDecl(Node):
     span: Span = _span()
 
 
+EXPECT_STATUSES = ("proved", "violated", "unknown")
+BUILTIN_PROPERTIES = ("termination", "no_deadlock", "well_formed")
+
+
+@dataclass(frozen=True)
+class ExpectDecl(Node):
+    """`expect PROPERTY STATUS [when COND] "why"`: the status `rulebook verify` should report
+    for an invariant or a built-in property whenever COND (on options and num_players) holds."""
+
+    name: str
+    status: str
+    when: Optional["Expr"]
+    text: str
+    cites: Cites = ()
+    span: Span = _span()
+
+
 Decl = (GameDecl | PlayersDecl | OptionDecl | EnumDecl | RecordDecl | TypeDecl | GridDecl | ConstDecl
-        | CatalogueDecl | VarDecl | DefDecl | FlowDecl | OutcomeDecl | InvariantDecl | ExampleDecl)
+        | CatalogueDecl | VarDecl | DefDecl | FlowDecl | OutcomeDecl | InvariantDecl | ExampleDecl
+        | ExpectDecl)
 
 
 @dataclass(frozen=True)

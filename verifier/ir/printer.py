@@ -167,6 +167,10 @@ class Printer:
     def print_InvariantDecl(self, d: N.InvariantDecl) -> str:
         return f"invariant {d.name} {quote(d.sentence)}{self.cites(d.cites)}: {self.expr(d.cond)}"
 
+    def print_ExpectDecl(self, d: N.ExpectDecl) -> str:
+        when = f" when {self.expr(d.when)}" if d.when is not None else ""
+        return f"expect {d.name} {d.status}{when} {quote(d.text)}{self.cites(d.cites)}"
+
     def print_ExampleGiven(self, item: N.ExampleGiven) -> str:
         return f"given {self.lvalue(item.target)} = {self.expr(item.value)}"
 
@@ -264,7 +268,8 @@ class Printer:
         return self.block(f"for {st.var} in {self.expr(st.source)}{self.cites(st.cites)}", st.body, depth)
 
     def print_While(self, st: N.While, depth: int) -> list[str]:
-        return self.block(f"while {self.expr(st.cond)}{self.cites(st.cites)}", st.body, depth)
+        measure = f" decreases {self.expr(st.decreases)}" if st.decreases is not None else ""
+        return self.block(f"while {self.expr(st.cond)}{measure}{self.cites(st.cites)}", st.body, depth)
 
     def print_Chance(self, st: N.Chance, depth: int) -> str:
         return f"chance {st.var} from {self.expr(st.source)}{self.cites(st.cites)}"
