@@ -203,7 +203,13 @@ def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, 
     except RuleError as exc:  # before any move: the flow's start breaks
         return [((RULE_ERROR, exc.where, exc.plain), Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, []))], 0
     while True:
-        for name, sentence, where in state.check_invariants():
+        try:
+            broken = state.check_invariants()
+        except RuleError as exc:  # an invariant that cannot be evaluated here (a partial operation)
+            note((RULE_ERROR, exc.where or exc.plain),
+                 Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, list(state.history)))
+            break
+        for name, sentence, where in broken:
             note((INVARIANT, name), Finding(INVARIANT, name, sentence, where, list(state.history)))
         if state.is_terminal():
             break
@@ -281,6 +287,7 @@ class PolicyRun:
     policy: str
     outcome: str   # "lasso", "ended", "step budget", "out of time", "deadlock" or "rule error"
     steps: int
+    detail: str = ""   # for a deadlock or a rule error: where and what
 
 
 @dataclass
@@ -311,8 +318,8 @@ def _run_policy(game: Game, name: str, policy: Callable[[bytes], Pick], max_step
                 deadline: float | None) -> tuple[PolicyRun, Lasso | None]:
     try:
         state = game.new_initial_state()
-    except RuleError:
-        return PolicyRun(name, "rule error", 0), None
+    except RuleError as exc:
+        return PolicyRun(name, "rule error", 0, str(exc)), None
     seen: dict[bytes, int] = {}  # digests, not keys: a long run would hold every state otherwise
     while True:
         steps = len(state.history)
@@ -330,11 +337,11 @@ def _run_policy(game: Game, name: str, policy: Callable[[bytes], Pick], max_step
         seen[digest] = steps
         step = choose_step(state, policy(digest))
         if isinstance(step, Stuck):
-            return PolicyRun(name, step.kind.replace("_", " "), steps), None
+            return PolicyRun(name, step.kind.replace("_", " "), steps, f"{step.where}: {step.message}"), None
         try:
             apply_step(state, step)
-        except RuleError:
-            return PolicyRun(name, "rule error", steps), None
+        except RuleError as exc:  # a well_formed failure: `search` reports these with a trace
+            return PolicyRun(name, "rule error", steps, str(exc)), None
 
 
 def find_lasso(game: Game, *, seed: int, max_steps: int, deadline: float | None = None, hashed: int = 4,
@@ -400,4 +407,7 @@ def render_trace(game: Game, history: list, *, cycle_start: int | None = None,
         log.insert(at, {"say": REPEAT_MARK})
         log.append({"say": BACK_MARK})
     text = play.format_game(report)
+    unended = f"The game did not end within {report['length']} decisions."
+    if not report["ended"] and text.endswith(unended):  # true, but a trace stops by choice: say so
+        text = text[:-len(unended)] + f"The trace stops here, after {report['length']} steps."
     return f"{text}\n\n{failing_text}" if failing_text else text
