@@ -191,6 +191,11 @@ def _random_pick(rng: random.Random) -> Pick:
     return pick
 
 
+def _error_key(exc: RuleError) -> tuple:
+    # one finding per spec location: the message may carry the offending value
+    return (RULE_ERROR, exc.where or exc.plain)
+
+
 def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, Finding]], int]:
     """One game: its findings (keyed by identity, at most one per key) and its length."""
     found: dict[tuple, Finding] = {}
@@ -201,13 +206,12 @@ def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, 
     try:
         state = game.new_initial_state()
     except RuleError as exc:  # before any move: the flow's start breaks
-        return [((RULE_ERROR, exc.where, exc.plain), Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, []))], 0
+        return [(_error_key(exc), Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, []))], 0
     while True:
         try:
             broken = state.check_invariants()
         except RuleError as exc:  # an invariant that cannot be evaluated here (a partial operation)
-            note((RULE_ERROR, exc.where or exc.plain),
-                 Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, list(state.history)))
+            note(_error_key(exc), Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, list(state.history)))
             break
         for name, sentence, where in broken:
             note((INVARIANT, name), Finding(INVARIANT, name, sentence, where, list(state.history)))
@@ -227,8 +231,7 @@ def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, 
             apply_step(state, step)
         except RuleError as exc:  # the step broke a declared type or a partial operation
             text = step_text(replay_history(game, prefix), step)  # rebuilt: cloning every step costs more
-            note((RULE_ERROR, exc.where or exc.plain),
-                 Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, prefix, step, text))
+            note(_error_key(exc), Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, prefix, step, text))
             break
     return list(found.items()), len(state.history)
 
@@ -346,7 +349,12 @@ def _run_policy(game: Game, name: str, policy: Callable[[bytes], Pick], max_step
 
 def find_lasso(game: Game, *, seed: int, max_steps: int, deadline: float | None = None, hashed: int = 4,
                progress: Callable[[int, int], None] | None = None) -> LassoSearch:
-    """Try each policy from the initial state; the first lasso found (verified by replay) is returned."""
+    """Try each policy from the initial state; the first lasso found (verified by replay) is returned.
+
+    Policies: first legal action, last legal action, then `hashed` hash-seeded
+    random ones (salted with `seed`). Each runs at most `max_steps` steps;
+    `deadline` is a `time.monotonic()` value. `progress(done, total)` counts policies.
+    """
     start = time.monotonic()
     policies = lasso_policies(seed, hashed)
     runs = []
