@@ -106,6 +106,14 @@ def test_state_key_ignores_bookkeeping_and_sees_moves():
     assert state_key(state) != key
 
 
+def test_state_key_counts_a_loop_measure_as_state():
+    measured = COUNTER.replace("while count < 8 {", "while count < 8 decreases 8 - count {")
+    g = inline(measured)
+    assert "M_0" in type(g.new_initial_state().s).__slots__
+    found = find_lasso(g, seed=0, max_steps=50)
+    assert found.lasso is None and {r.outcome for r in found.runs} == {"ended"}
+
+
 def test_state_key_refuses_a_field_it_does_not_know():
     g = inline(COUNTER)
     raw = g.new_initial_state().s

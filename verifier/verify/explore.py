@@ -39,9 +39,10 @@ INVARIANT, DEADLOCK, RULE_ERROR, NO_END = "invariant", "deadlock", "rule_error",
 
 # The generated `State` class declares its fields in `__slots__`. Game state is
 # the player count, the control location and whose decision it is, plus every
-# prefixed field: options, vars, flow locals, loop snapshots and positions.
+# prefixed field: options, vars, flow locals, loop snapshots and positions, and
+# loop measures' previous values (the next step's check depends on them).
 STATE_SCALARS = frozenset({"n", "pc", "cur"})
-STATE_PREFIXES = ("O_", "V_", "L_", "I_", "J_")
+STATE_PREFIXES = ("O_", "V_", "L_", "I_", "J_", "M_")
 BOOKKEEPING = frozenset({"logging", "log", "memo"})  # the runtime's, never the game's
 
 _fields_by_class: dict[type, tuple[str, ...]] = {}
