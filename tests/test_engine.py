@@ -283,3 +283,121 @@ def test_values_outside_their_domains_are_rule_errors_with_locations():
                         ("grid_row", "outside 0..1")]:
         assert name in failed and words in failed[name].message, (name, [d.message for d in diags])
         assert failed[name].span.line > 0  # points into the spec
+
+
+# ---------------------------------------------------------------- loop measures (decreases)
+
+MEASURED = """
+game measured "Measured"
+players 1
+var left: 0..5 = 3
+var k: 0..3 = 0
+var up: 0..5 = 0
+flow {
+  while left > 0 decreases left {
+    choose 0 {
+      move take() "take" { left -= 1 }
+      move wait() "wait"
+      move spin() "spin" {
+        k = 0
+        while k < 2 decreases 2 - k { k += 1 }
+        left -= 1
+      }
+      move stall() "stall" {
+        k = 0
+        while k < 2 decreases 5 { k += 1 }
+      }
+    }
+  }
+  while up < 5 decreases 2 - up {
+    choose 0 { move climb() "climb" { up += 1 } }
+  }
+}
+outcome { score p: left }
+"""
+
+
+def _at(text: str, needle: str, path: str = "measured.rules") -> str:
+    """path:line:col of the first occurrence of needle (what a RuleError's location says)."""
+    before = text[:text.index(needle)]
+    return f"{path}:{before.count(chr(10)) + 1}:{len(before) - before.rfind(chr(10))}"
+
+
+def _play(state: GameState, *moves: str) -> None:
+    for move in moves:
+        state.apply_action(state.string_to_action(state.current_player(), move))
+
+
+def test_a_measure_that_does_not_decrease_is_a_rule_error_at_its_location():
+    state = Game(engine_from_text(MEASURED, "measured.rules"), 1).new_initial_state()
+    assert state.s.M_0 == 3 and state.s.M_1 == -1  # the first loop is running, the second not entered
+    _play(state, "take")
+    assert state.s.M_0 == 2
+    with pytest.raises(RuleError, match=r"did not decrease \(was 2, now 2\)") as err:
+        _play(state, "wait")
+    assert err.value.where == _at(MEASURED, "left {")
+
+
+def test_a_measure_in_a_move_body_is_checked_too():
+    state = Game(engine_from_text(MEASURED, "measured.rules"), 1).new_initial_state()
+    with pytest.raises(RuleError, match=r"did not decrease \(was 5, now 5\)") as err:
+        _play(state, "stall")
+    assert err.value.where == _at(MEASURED, "5 {")
+
+
+def test_a_negative_measure_is_a_rule_error():
+    state = Game(engine_from_text(MEASURED, "measured.rules"), 1).new_initial_state()
+    _play(state, "spin", "take", "take")  # spin: the move body's measured loop runs fine
+    assert state.s.M_0 == -1 and state.s.M_1 == 2  # left the first loop, entered the second
+    _play(state, "climb", "climb")
+    with pytest.raises(RuleError, match=r"measure is negative \(-1\)") as err:
+        _play(state, "climb")
+    assert err.value.where == _at(MEASURED, "2 - up")
+
+
+def test_measures_are_state_carried_by_clone():
+    state = Game(engine_from_text(MEASURED, "measured.rules"), 1).new_initial_state()
+    _play(state, "take")
+    copy = state.clone()
+    assert copy.s.M_0 == 2
+    _play(copy, "take")
+    assert (copy.s.M_0, state.s.M_0) == (1, 2)
+    assert "M_0" in type(state.s).__slots__ and "M_1" in type(state.s).__slots__
+    again = state.game.state_from_json(state.to_json())
+    assert again.s.M_0 == 2
+
+
+NESTED_MEASURES = """
+game nested "Nested"
+players 1
+var a: 0..3 = 3
+var b: 0..3 = 0
+flow {
+  while a > 0 {
+    if a == 2 {
+      while b < 3 decreases 3 - b { b += 1 }
+    }
+    while a > 1 decreases a {
+      choose 0 { move down() "down" { a -= 1 } }
+    }
+    a -= 1
+  }
+  while b > 0 decreases b { b -= 1 }
+}
+outcome { score p: b }
+"""
+
+
+def test_measures_are_numbered_in_pre_order_over_the_flow():
+    engine = engine_from_text(NESTED_MEASURES, "nested.rules")
+    program = engine.program
+    loops = [w.decreases.span.line for w in program.measures]
+    lines = NESTED_MEASURES.splitlines()
+    assert [lines[n - 1].strip().split(" {")[0] for n in loops] == [
+        "while b < 3 decreases 3 - b", "while a > 1 decreases a", "while b > 0 decreases b"]
+    slots = type(Game(engine, 1).new_initial_state().s).__slots__
+    assert [f for f in slots if f.startswith("M_")] == ["M_0", "M_1", "M_2"]
+    state = Game(engine, 1).new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    assert (state.s.M_0, state.s.M_1, state.s.M_2) == (-1, -1, -1)  # every loop exited

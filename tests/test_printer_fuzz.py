@@ -48,7 +48,7 @@ GRAMMAR = lark.Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lex
 # short random ones.
 _NAMES = ["p", "c", "x", "o", "l", "n", "i", "board", "turn", "empty", "Cell", "Mark", "LINES", "mark_of",
           "has_line", "full", "next_player", "row", "col", "size", "abs", "first", "least", "union", "num_players",
-          "players", "winners", "score", "T", "Item", "hand", "deck", "R"]
+          "players", "winners", "score", "T", "Item", "hand", "deck", "R", "termination", "proved", "violated"]
 _ODD_NAMES = ["s", "self", "_x", "__class__", "__import__", "true", "if", "move", "L", "exec", "eval", "Player"]
 NAME = st.one_of(st.sampled_from(_NAMES), st.sampled_from(_NAMES), st.sampled_from(_ODD_NAMES),
                  st.from_regex(r"[a-z][a-z0-9_]{0,4}", fullmatch=True))
@@ -178,6 +178,8 @@ def test_check_text_is_parse_then_typecheck():
 
 @FUZZ
 @given(SPECS)
+@example('game g "G" players 2 var v: 0..3 = 0 flow { while v < 3 decreases 3 - v { v += 1 } } '
+         'outcome { score p: v } expect termination proved when num_players == 2 "it ends"')
 def test_fuzz_whole_specs(text):
     _check_property(text)
 
@@ -338,3 +340,50 @@ def test_comment_before_paren_keeps_the_aggregate():
     plain = parse_spec(CONTEXT + "def probe(): 0..9 = sum(q in Cell)\n", "c.rules")[0]
     commented = parse_spec(CONTEXT + "def probe(): 0..9 = sum # note\n(q in Cell)\n", "c.rules")[0]
     assert commented.decls == plain.decls
+
+
+# ---------------------------------------------------------------- expectations and loop measures
+
+MEASURED = CONTEXT[:CONTEXT.index("flow {")] + """option limit: 0..5 = 0 because "0 = no limit"
+invariant one_turn "one player's turn": turn < 2
+expect termination violated when limit == 0 "without a limit the game goes on" @R-E1
+expect termination proved "otherwise it ends"
+expect one_turn proved when num_players == 2 and not (limit > 3) "two players take turns"
+expect no_deadlock unknown "cannot be decided yet"
+example examples_keep_their_expect "an example's expect still works" { expect turn == 0 }
+flow {
+  while turn == 0 decreases size(hand) @R-W1 {
+    while turn == 1 decreases 2 - turn { turn = 0 }
+    choose turn { move play(c: Cell) { add c to hand } }
+  }
+}
+outcome { score p: size(hand) }
+"""
+
+
+def test_expectations_are_collected_with_their_conditions():
+    program, diags = check_text(MEASURED, "m.rules")
+    assert program is not None, [d.message for d in diags]
+    got = [(d.name, d.status, print_expr(d.when) if d.when is not None else None, d.text, d.cites)
+           for d in program.expects]
+    assert got == [
+        ("termination", "violated", "limit == 0", "without a limit the game goes on", ("R-E1",)),
+        ("termination", "proved", None, "otherwise it ends", ()),
+        ("one_turn", "proved", "num_players == 2 and not limit > 3", "two players take turns", ()),
+        ("no_deadlock", "unknown", None, "cannot be decided yet", ()),
+    ]
+    assert all(isinstance(d, N.ExpectDecl) for d in program.expects)
+    assert [type(i).__name__ for i in program.examples[0].items] == ["ExampleExpect"]
+    outer = program.flow.body.stmts[0]
+    assert [id(w) for w in program.measures] == [id(outer), id(outer.body.stmts[0])]  # pre-order: M_0, M_1
+
+
+def test_expectations_and_measures_round_trip():
+    spec, diags = parse_spec(MEASURED, "m.rules")
+    assert spec is not None and not has_errors(diags), [d.message for d in diags]
+    printed = print_spec(_round_trip(spec, "m.rules"))
+    assert 'expect termination violated when limit == 0 "without a limit the game goes on" @R-E1' in printed
+    assert "while turn == 0 decreases size(hand) @R-W1 {" in printed
+    outer = spec.of_kind(N.FlowDecl)[0].body.stmts[0]
+    assert print_expr(outer.decreases) == "size(hand)" and outer.cites == ("R-W1",)
+    assert outer != N.While(outer.cond, outer.body, outer.cites)  # the measure takes part in equality
