@@ -149,7 +149,12 @@ def differences(program, step, after) -> list[str]:
     for k in ("pc", "cur"):
         if to_python(getattr(step.state, k)) != getattr(after.s, k):
             out.append(f"{k}: z3 {to_python(getattr(step.state, k))} engine {getattr(after.s, k)}")
-    for key, (items, j) in step.snapshots.items():
+    for key, value in step.snapshots.items():
+        if key.startswith("M_"):  # a loop measure's previous value
+            if to_python(value) != getattr(after.s, key):
+                out.append(f"loop measure {key}: z3 {to_python(value)} engine {getattr(after.s, key)}")
+            continue
+        items, j = value
         if to_python(items) != list(getattr(after.s, "I_" + key)) or to_python(j) != getattr(after.s, "J_" + key):
             out.append(f"loop snapshot {key}")
     return out
@@ -317,7 +322,11 @@ def symbolic_agreement(config, seeds=range(2), actions=2, free_snapshots=False) 
             snaps = snapshots_of(program, state)
             if free_snapshots:  # loop snapshots free too, pinned to the engine's
                 free = T.fresh_snapshots(program, n)
-                for key, (items, j) in free.items():
+                for key, value in free.items():
+                    if key.startswith("M_"):
+                        pairs.append((value, snaps[key]))
+                        continue
+                    items, j = value
                     have, hj = snaps[key]
                     pairs += [(items.length, have.length), (j, hj)]
                     for i, x in enumerate(items.items):
@@ -336,7 +345,8 @@ def symbolic_agreement(config, seeds=range(2), actions=2, free_snapshots=False) 
                     "vars": {k: pinned(v, pairs) for k, v in step.state.vars.items()},
                     "locals": {k: pinned(v, pairs) for k, v in step.state.locals.items()},
                     "pc": pinned(step.state.pc, pairs), "cur": pinned(step.state.cur, pairs)}),
-                    {k: (pinned(i, pairs), pinned(j, pairs)) for k, (i, j) in step.snapshots.items()}, [])
+                    {k: pinned(v, pairs) if k.startswith("M_") else (pinned(v[0], pairs), pinned(v[1], pairs))
+                     for k, v in step.snapshots.items()}, [])
                 bad += [f"{spec} seed {seed} action {a}: {d}" for d in differences(program, got, after)]
                 bad += [f"{spec} seed {seed} action {a}: obligation fails: {o.sentence}"
                         for o in step.obligations if not holds(z3.substitute(o.cond, *pairs))]

@@ -76,6 +76,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop a game that has not ended after M decisions (default 100000)")
     y.add_argument("--json", action="store_true", help="print the result as JSON")
     y.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    v = sub.add_parser("verify", help="prove a spec's invariants and built-in properties, or show a game that breaks them",
+                       description="For every player count (or --players), check each `invariant` of each SPEC and "
+                                   "the built-in properties termination, no_deadlock and well_formed. Random play "
+                                   "searches for games that break a property (status `violated`, with the game); Z3 "
+                                   "proves the rest by induction for every reachable state (status `proved`, with "
+                                   "the method); what neither settles is `unknown`, with the reason. Final-score "
+                                   "bounds are proved and compared with the best games seen.\n\n"
+                                   "A spec may say what it expects (`expect NAME STATUS when COND \"why\"`); "
+                                   "the default expectation is `proved`.",
+                       epilog="Exit codes: 0 every result is as the spec expects; 1 some result differs (a new "
+                              "violation, an expected violation that no longer happens, or a property not "
+                              "proved), or a spec error; 2 bad command line; 3 internal error.\n\n"
+                              "Example: rulebook verify spec/examples/tictactoe.rules\n"
+                              "         rulebook verify SPEC --players 3 --option NAME=VALUE --property NAME --json",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    v.add_argument("specs", nargs="+", metavar="SPEC")
+    v.add_argument("--option", action="append", metavar="NAME=VALUE", help="set a spec option (repeatable)")
+    v.add_argument("--players", metavar="N[,N...]", help="player counts to verify (default: every count the spec allows)")
+    v.add_argument("--property", action="append", metavar="NAME", help="check only this property (repeatable)")
+    v.add_argument("--timeout", type=float, default=20.0, metavar="S",
+                   help="seconds per solver call (default 20); a time-out makes a result unknown, never proved")
+    v.add_argument("--games", type=int, default=300, metavar="G",
+                   help="random games searched for counterexamples per player count (default 300)")
+    v.add_argument("--trace-dir", metavar="DIR", help="also write each counterexample as DIR/<spec>-<property>-<players>p.json "
+                   "(replay with `rulebook play SPEC --replay FILE`)")
+    v.add_argument("--json", action="store_true", help="print the reports as JSON")
+    v.add_argument("--no-progress", action="store_true", help="no progress display")
     return p
 
 
@@ -156,7 +184,76 @@ def cmd_play(args, sources: Sources) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"check": cmd_check, "compile": cmd_compile, "play": cmd_play}
+def _player_counts(text: str | None, program) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--players expects numbers separated by commas, got {text!r}") from None
+    for c in counts:
+        if not program.min_players <= c <= program.max_players:
+            raise UserError(f"{program.spec.path}: {c} players is outside {program.min_players}..{program.max_players}")
+    return counts
+
+
+def cmd_verify(args, sources: Sources) -> int:
+    import os
+    from .frontend import load_program
+    from .verify.report import format_report
+    from .verify.run import BUILTINS, Budget, verify
+    if args.timeout <= 0:
+        raise UserError("--timeout must be positive")
+    if args.games < 1:
+        raise UserError("--games must be at least 1")
+    given = _option_pairs(args.option)
+    reports = []
+    show = not args.no_progress and not args.json and sys.stderr.isatty()
+    for path in args.specs:
+        program, _ = load_program(path, sources)
+        names = {inv.name for inv in program.invariants} | set(BUILTINS)
+        only = set(args.property) if args.property else None
+        for name in only or ():
+            if name not in names:
+                raise UserError(f"{path}: no property {name!r} (properties: {', '.join(sorted(names))})")
+        unknown_opts = [k for k in given if k not in program.options]
+        if unknown_opts:
+            raise UserError(f"{path}: no option {unknown_opts[0]!r} (options: {', '.join(program.options) or 'none'})")
+
+        def progress(text, _path=path):
+            if show:
+                sys.stderr.write(f"\r\x1b[K{os.path.basename(_path)}: {text}")
+                sys.stderr.flush()
+        budget = Budget(games=args.games, timeout=args.timeout)
+        report = verify(program, given, _player_counts(args.players, program), budget, progress, only)
+        if show:
+            sys.stderr.write("\r\x1b[K")
+        reports.append(report)
+        if args.trace_dir:
+            _write_traces(args.trace_dir, report)
+        if not args.json:
+            print(format_report(report))
+            print()
+    if args.json:
+        out = [r.as_json() for r in reports]
+        print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
+    return EXIT_OK if all(r.as_expected for r in reports) else EXIT_USER
+
+
+def _write_traces(directory: str, report) -> None:
+    import os
+    try:
+        os.makedirs(directory, exist_ok=True)
+        stem = os.path.splitext(os.path.basename(report.spec))[0]
+        for r in report.results:
+            if r.trace is not None:
+                with open(os.path.join(directory, f"{stem}-{r.name}-{r.players}p.json"), "w", encoding="utf-8") as fh:
+                    json.dump(r.trace, fh, indent=1)
+    except OSError as exc:
+        raise UserError(f"cannot write traces to {directory}: {exc.strerror or exc}") from None
+
+
+COMMANDS = {"check": cmd_check, "compile": cmd_compile, "play": cmd_play, "verify": cmd_verify}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,7 +36,7 @@ from ..ir import nodes as N
 from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type, is_int_like
 from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, SeqVal, SetVal, StateVars, and_, and_all,
                      default_value, dom_pos, dom_size, eq_leaf, eq_val, int_range, is_false, is_num,
-                     is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, select)
+                     is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, select)
 
 __all__ = ["Frame", "Exec", "Step", "merge", "successor", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
@@ -94,6 +94,20 @@ def conform(v, t: Type, n: int):
     if isinstance(t, ArrayT) and isinstance(v, tuple):
         return tuple(conform(x, t.elem, n) for x in v)
     return v
+
+
+@dataclass(frozen=True)
+class MeasureCheck:
+    """Internal statement: a measured loop's condition was found true (codegen's `measure_check`)."""
+
+    loop: object
+
+
+@dataclass(frozen=True)
+class MeasureReset:
+    """Internal statement: a measured flow loop was left (codegen: `s.M_k = -1`)."""
+
+    loop: object
 
 
 class Stop(Exception):
@@ -156,6 +170,8 @@ def snapshots_of(program: Program, state) -> dict:
         elem = program.type_of(st.source).elem
         items = getattr(s, "I_" + key)
         out[key] = (SeqVal(num(len(items)), tuple(literal(elem, x, s.n) for x in items)), num(getattr(s, "J_" + key)))
+    for k in range(len(program.measures)):
+        out[f"M_{k}"] = num(getattr(s, f"M_{k}"))
     return out
 
 
@@ -169,6 +185,8 @@ def fresh_snapshots(program: Program, n: int, step=0) -> dict:
         name = at_step("I_" + key, step)
         items = tuple(fresh(t.elem, f"{name}[{i}]", n) for i in range(cap))
         out[key] = (SeqVal(z3.Int(f"{name}#len", CTX), items), z3.Int(at_step("J_" + key, step), CTX))
+    for k in range(len(program.measures)):
+        out[f"M_{k}"] = z3.Int(at_step(f"M_{k}", step), CTX)
     return out
 
 
@@ -187,6 +205,30 @@ class Exec:
         self.enc = enc or Encoder(program, n, options, {})
         self.flow = False
         self._snap_keys = snapshot_keys(program)
+        self._measure_keys = {id(w): f"M_{k}" for k, w in enumerate(program.measures)}
+
+    # ------------------------------------------------------------ loop measures (`while C decreases E`)
+    def measure_slot(self, st) -> tuple[dict, str]:
+        """Where the loop's previous measure lives: the state field M_k for a flow loop (codegen's
+        `s.M_k`), a Python local of the move for a loop in a move's effects."""
+        if self.flow and id(st) in self._measure_keys:
+            return self.fr.snaps, self._measure_keys[id(st)]
+        return self.fr.py, f"_measure@{id(st)}"
+
+    def measure_enter(self, st) -> None:
+        if st.decreases is not None:
+            where, key = self.measure_slot(st)
+            where[key] = num(-1)
+
+    def measure_check(self, st) -> None:
+        """codegen's `measure_check`, the loop's condition being true (the current path)."""
+        where, key = self.measure_slot(st)
+        prev, m = where[key], self.expr(st.decreases)
+        self.require(or_(eq_leaf(prev, num(-1)), lift(operator.lt, m, prev)), st.decreases,
+                     "the loop's measure decreases", "measure")
+        self.require(lift(operator.le, num(0), m), st.decreases, "the loop's measure is not negative", "measure")
+        where, key = self.measure_slot(st)
+        where[key] = m
 
     # ------------------------------------------------------------ expressions over the current frame
     def sync(self) -> Encoder:
@@ -362,19 +404,30 @@ class Exec:
         """Unrolled: each iteration guarded by the loop still running. A concrete loop runs to its
         end; once the condition is symbolic, at most WHILE_BOUND iterations, then an obligation."""
         running = TRUE
+        self.measure_enter(st)
         for k in range(CONCRETE_LOOP_LIMIT):
             with self.guarded(running):
                 c = self.expr(st.cond)
             g = and_(running, c)
             if is_false(g):
-                return
+                break
             if k >= WHILE_BOUND and not is_true(g):
                 self.require(not_(g), st, f"the loop stops within {WHILE_BOUND} iterations", "bound")
-                return
+                break
             saved = self.fr
-            self.fr = merge(g, self.branch(g, st.body.stmts), saved)
+            body = ([MeasureCheck(st)] if st.decreases is not None else []) + list(st.body.stmts)
+            self.fr = merge(g, self.branch(g, body), saved)
             running = g
-        raise NotEncoded(f"{st.span}: a while loop ran {CONCRETE_LOOP_LIMIT} times")
+        else:
+            raise NotEncoded(f"{st.span}: a while loop ran {CONCRETE_LOOP_LIMIT} times")
+        if st.decreases is not None and self.flow and id(st) in self._measure_keys:
+            self.measure_enter(st)  # codegen resets s.M_k when the loop is left
+
+    def s_MeasureCheck(self, st) -> None:
+        self.measure_check(st.loop)
+
+    def s_MeasureReset(self, st) -> None:
+        self.measure_enter(st.loop)
 
     def s_Say(self, st) -> None:
         pass  # display only
@@ -463,6 +516,8 @@ class FlowWalk(Exec):
     def walks(self, st) -> bool:
         """Followed by the walk rather than executed: it holds a decision point, or is an `if`
         holding an `end` (which stops the flow: a fork, not a merge)."""
+        if isinstance(st, (MeasureCheck, MeasureReset)):
+            return False
         return has_decision(st) or (isinstance(st, N.If) and any(isinstance(x, N.End) for x in walk(st)))
 
     def s_End(self, st) -> None:  # an `end` inside decision-free flow code (a loop's body)
@@ -516,6 +571,7 @@ class FlowWalk(Exec):
                 if isinstance(st, N.If):
                     stack.append(("if", st, 0))
                 elif isinstance(st, N.While):
+                    self.measure_enter(st)
                     stack.append(("loop", st))
                 elif isinstance(st, N.For):
                     self.snapshot(st)
@@ -539,7 +595,11 @@ class FlowWalk(Exec):
                 if isinstance(st, N.While):
                     c = self.expr(st.cond)
                     yes = stack + [task, ("stmts", st.body.stmts, 0)]
-                    if self.branch_on(c, yes, list(stack), stack):
+                    no = list(stack)
+                    if st.decreases is not None:
+                        yes.append(("stmts", (MeasureCheck(st),), 0))
+                        no.append(("stmts", (MeasureReset(st),), 0))
+                    if self.branch_on(c, yes, no, stack):
                         return
                     continue
                 key = self._snap_keys[id(st)][0]
@@ -663,3 +723,121 @@ def joint_successor(program: Program, n: int, options: dict, state: StateVars, d
     out = StateVars(program, n, options, None,
                     values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
     return Step(out, fr.snaps, list(walker.enc.obligations))
+
+
+# ====================================================================== the relation's other parts
+
+def initial_vars(program: Program, n: int, options: dict) -> dict:
+    """The `var`s before the flow starts (codegen's `init_code`): declared initial values, a
+    scalar filling an array, a type's first value when none is given."""
+    enc = Encoder(program, n, options, {})
+
+    def value(t: Type, init, init_t):
+        if isinstance(t, ArrayT):
+            if init is not None and init_t is not None and enc.fits(init_t, t):
+                return conform(enc.expr(init), t, n)
+            return tuple(value(t.elem, init, init_t) for _ in range(dom_size(t.index, n)))
+        if init is None:
+            return default_value(t, n)
+        return conform(enc.expr(init), t, n)
+
+    out = {}
+    for name, d in program.vars.items():
+        init_t = program.types.get(id(d.init)) if d.init is not None else None
+        out[name] = value(program.var_types[name], d.init, init_t)
+    if enc.obligations:
+        raise NotEncoded(f"{enc.obligations[0].span}: an initial value may fail ({enc.obligations[0].sentence})")
+    return out
+
+
+def empty_snapshots(program: Program, n: int) -> dict:
+    """The engine's `I_ = []`, `J_ = 0` of a new state, shaped like `fresh_snapshots`."""
+    out = {}
+    for key, st in snapshot_keys(program).values():
+        t = program.type_of(st.source)
+        cap = t.cap if isinstance(t, SeqT) else dom_size(t.elem if isinstance(t, SetT) else t.index, n)
+        out[key] = (SeqVal(num(0), tuple(default_value(t.elem, n) for _ in range(cap))), num(0))
+    for k in range(len(program.measures)):
+        out[f"M_{k}"] = num(-1)
+    return out
+
+
+def initial(program: Program, n: int, options: dict) -> Step:
+    """The state at the first decision point (or the end): the flow run from its start on the
+    initial `var`s. It is concrete: chance happens at decision points, which are transitions."""
+    locals_ = {name: default_value(t, n) for name, t in program.flow_locals.items()}
+    fr = Frame(initial_vars(program, n, options), locals_, {}, num(-1), num(-1), empty_snapshots(program, n))
+    walker = FlowWalk(program, n, options, fr)
+    walker.flow = True
+    if program.flow is not None:
+        walker.walk([("stmts", program.flow.body.stmts, 0)])
+    fr = walker.fr
+    out = StateVars(program, n, options, None,
+                    values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
+    return Step(out, fr.snaps, list(walker.enc.obligations))
+
+
+def chance_successor(program: Program, n: int, options: dict, state: StateVars, decision: int, outcome,
+                     snapshots: dict | None = None) -> Step:
+    """The chance node `decision` draws `outcome` (codegen's `_draw<D>`: the node's variable, a
+    flow local, takes it), then the flow runs to the next decision point or the end."""
+    node = program.decisions[decision].node
+    if not isinstance(node, N.Chance):
+        raise ValueError(f"decision point {decision} is not a chance node")
+    fr = Frame(dict(state.vars), dict(state.locals), {}, state.pc, state.cur, dict(snapshots or {}))
+    fr.locals[node.var] = outcome
+    walker = FlowWalk(program, n, options, fr)
+    walker.flow = True
+    walker.resume(decision)
+    fr = walker.fr
+    out = StateVars(program, n, options, None,
+                    values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
+    return Step(out, fr.snaps, list(walker.enc.obligations))
+
+
+def _state_encoder(program: Program, n: int, options: dict, state: StateVars, scope_: dict) -> Encoder:
+    enc = Encoder(program, n, options, state)
+    enc.scopes = [dict(scope_)]
+    return enc
+
+
+def _member(enc: Encoder, source, x):
+    """x is one of the items collection `source` holds."""
+    return or_all(and_(g, eq_val(item, x)) for g, item in enc.members(source))
+
+
+def chance_draw(program: Program, n: int, options: dict, state: StateVars, decision: int, outcome):
+    """(outcome is among the node's outcomes, obligations): the engine raises when there are none."""
+    node = program.decisions[decision].node
+    enc = _state_encoder(program, n, options, state, {})
+    ok = _member(enc, node.source, outcome)
+    rows = enc.members(node.source)
+    enc.require(or_all(g for g, _ in rows), node.source, "a chance node has something to draw from")
+    return ok, list(enc.obligations)
+
+
+def legal(program: Program, n: int, options: dict, state: StateVars, move, params: dict, player) -> tuple:
+    """(the move is legal for `player` with parameter values `params`, obligations): each
+    parameter within its domain and, if it has a source, one of the source's items (later
+    sources may read earlier parameters), and every `require` holds. Not included: that the
+    state is at the move's decision point with `player` to move (the caller's `pc`/`cur`)."""
+    mi = program.moves[move] if isinstance(move, int) else move
+    scope_ = {mi.player_var: player} if mi.player_var else {}
+    enc = _state_encoder(program, n, options, state, scope_)
+    parts = []
+    for p, t in zip(mi.move.params, mi.param_types):
+        x = params[p.name]
+        parts += range_constraints(x, t, n)
+        if p.source is not None:
+            parts.append(_member(enc, p.source, x))
+        enc.scopes[-1][p.name] = x
+    for r in mi.move.requires:
+        with enc._guard(and_all(parts)):
+            parts.append(enc.expr(r.cond))
+    return and_all(parts), list(enc.obligations)
+
+
+def fresh_params(program: Program, move, n: int, tag: str) -> dict:
+    """Free parameter values `<move>.<param>@tag`."""
+    mi = program.moves[move] if isinstance(move, int) else move
+    return {p.name: fresh(t, at_step(f"{mi.move.name}.{p.name}", tag), n) for p, t in zip(mi.move.params, mi.param_types)}

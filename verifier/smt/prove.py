@@ -1,0 +1,340 @@
+"""Proofs over the transition relation (`relation.py`) of one game setting.
+
+- `invariants()`: initiation on the initial state (concrete: chance happens at decision points)
+  and *mutual* induction: the candidates (the spec's invariants and the relation's frame facts)
+  are assumed at a free state at each decision point, and each must hold after every legal
+  alternative there. Candidates that fail are dropped and the rest re-checked until a fixpoint:
+  what remains is inductive together, hence proved for every reachable decision-point state.
+  (Induction "strengthened by the spec's other invariants", each other invariant counting only
+  once it is itself proved.) A dropped invariant is reported `unknown` with the move that breaks
+  it from a state satisfying the rest — a counterexample to induction, which may be unreachable.
+- `obligations()`: every obligation (the engine's run-time checks: values within their types,
+  partial operations, loop measures) holds at every alternative of every decision point under
+  the proved invariants: the `well_formed` property.
+- `deadlocks()`: at every player decision point some move is legal (for each player at a
+  simultaneous node) under the proved invariants: `no_deadlock`.
+- `score_bounds()`: Z3 Optimize on each player's score over final states satisfying the proved
+  invariants: a proved interval (it may be wider than what play reaches).
+
+Each solver call has a time-out; a time-out makes the answer "unknown", never "proved".
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..frontend.typecheck import Program
+from ..ir import nodes as N
+from ..ir.types import ArrayT
+from .encode import (CTX, Encoder, and_all, eq_leaf, eq_val, implies, is_false, is_true, literal, not_, num, or_all, z3)
+from .relation import Alternative, Candidate, Relation
+from .transition import initial, legal, fresh_params
+
+__all__ = ["Prover", "Verdict"]
+
+HINT_TIMEOUT_MS = 1500  # per solver call about frame facts (spec invariants get the full time-out)
+HINT_BUDGET_S = 6.0  # per alternative and round for frame facts; what is unsettled then is dropped
+
+
+@dataclass
+class Verdict:
+    status: str  # proved | violated | unknown
+    method: str = ""
+    reason: str = ""
+    seconds: float = 0.0
+    details: dict = field(default_factory=dict)
+
+
+class Prover:
+    def __init__(self, program: Program, n: int, options: dict, timeout: float = 20.0, progress=None,
+                 samples: list | None = None):
+        """`samples`: raw engine states at decision points (from play), used only to *propose*
+        frame facts (`sampled_candidates`); every proposal is proved or dropped like the rest."""
+        self.p, self.n, self.options = program, n, dict(options)
+        self.samples = samples or []
+        self.timeout_ms = max(1, int(timeout * 1000))
+        self.rel = Relation(program, n, options)
+        self.progress = progress or (lambda text: None)
+        self.proved: list[Candidate] | None = None
+        self.dropped: dict[str, Verdict] = {}
+
+    # ------------------------------------------------------------ helpers
+    def solver(self) -> z3.Solver:
+        s = z3.Solver(ctx=CTX)
+        s.set("timeout", self.timeout_ms)
+        return s
+
+    def decisions(self) -> list[int]:
+        return list(range(len(self.p.decisions)))
+
+    def candidates(self) -> list[Candidate]:
+        specs = [Candidate(inv.name, inv.sentence.value if hasattr(inv.sentence, "value") else str(inv.sentence),
+                           inv, self._inv_at(inv)) for inv in self.p.invariants]
+        return self.rel.frame_candidates() + self.sampled_candidates() + specs
+
+    def sampled_candidates(self) -> list[Candidate]:
+        """Guesses in the manner of Daikon, settled in the manner of Houdini: a state value (a
+        `var`, a flow local, or one element of an array) that is the same in every sampled state
+        at decision point d, and still the value it had at the game's first decision point, becomes
+        the candidate "at d it is still untouched". Typical catch: what set-up has not touched
+        yet while set-up runs. (Values that merely never changed in the sample are too often
+        false and hard to refute: they cost more solver time than they help.)"""
+        if not self.samples:
+            return []
+        start = self.samples[0]  # the first sample is a new game's first decision point
+        by_pc: dict[int, list] = {}
+        for raw in self.samples:
+            by_pc.setdefault(raw.pc, []).append(raw)
+        out = []
+        kinds = [("V_", self.p.var_types, "vars"), ("L_", self.p.flow_locals, "locals")]
+        for d, raws in sorted(by_pc.items()):
+            if d < 0:
+                continue
+            for prefix, types, where in kinds:
+                for name, t in types.items():
+                    first = getattr(start, prefix + name)
+                    values = [getattr(r, prefix + name) for r in raws]
+                    paths = [()] if all(v == first for v in values) else (
+                        [(i,) for i in range(len(first)) if all(v[i] == first[i] for v in values)]
+                        if isinstance(t, ArrayT) else [])
+                    for path in paths:
+                        out.append(self._constant_fact(d, where, name, t, path, first))
+        return out
+
+    def _constant_fact(self, d: int, where: str, name: str, t, path: tuple, value) -> Candidate:
+        for i in path:
+            t, value = t.elem, value[i]
+        lit = literal(t, value, self.n)
+        label = f"{name}{''.join(f'[{i}]' for i in path)}"
+
+        def at(state, snaps):
+            v = getattr(state, where)[name]
+            for i in path:
+                v = v[i]
+            return implies(eq_leaf(state.pc, num(d)), eq_val(v, lit))
+        return Candidate(f"sampled {label}@{d}", f"{label} is {value!r} at decision point {d}", None, at)
+
+    def _inv_at(self, inv):
+        def at(state, snaps):
+            return Encoder(self.p, self.n, self.options, state).invariant(inv)
+        return at
+
+    def assumptions(self, cands: list[Candidate]) -> list:
+        s, snaps = self.rel.state, self.rel.snaps
+        return self.rel.ranges(s, snaps) + [c.at(s, snaps) for c in cands]
+
+    # ------------------------------------------------------------ invariants
+    def invariants(self) -> dict[str, Verdict]:
+        """name -> Verdict for every spec invariant (frame facts are lemmas, not reported)."""
+        t0 = time.perf_counter()
+        cands = self.candidates()
+        verdicts: dict[str, Verdict] = {}
+        init = initial(self.p, self.n, self.options)
+        live = []
+        for c in cands:
+            v = z3.simplify(c.at(init.state, init.snapshots))
+            if is_true(v):
+                live.append(c)
+            elif c.node is not None:
+                verdicts[c.name] = Verdict("violated", "initiation", "it does not hold when the game starts")
+        hints = self._fixpoint([c for c in live if c.node is None], [], min(self.timeout_ms, HINT_TIMEOUT_MS),
+                               HINT_BUDGET_S, {})
+        failing: dict[str, tuple] = {}
+        claims = self._fixpoint([c for c in live if c.node is not None], hints, self.timeout_ms, None, failing)
+        for name, (kind, d, alt, info) in failing.items():
+            where = self._where(d, alt)
+            if kind == "sat":
+                verdicts[name] = Verdict("unknown", "induction", f"not inductive: {where} can break it from a "
+                                         "state satisfying the other proved invariants (that state may be "
+                                         "unreachable; a stronger invariant would settle it)",
+                                         details={"decision": d, "move": alt.label})
+            else:
+                verdicts[name] = Verdict("unknown", "induction", f"the solver gave up at {where}: {info}")
+        live = hints + claims
+        self.proved = live
+        seconds = time.perf_counter() - t0
+        lemmas = sum(1 for c in live if c.node is None)
+        for c in live:
+            if c.node is not None:
+                verdicts[c.name] = Verdict("proved", "inductive", f"inductive together with {len(live) - 1} other "
+                                           f"invariants and frame facts ({lemmas} frame facts)")
+        for v in verdicts.values():
+            v.seconds = seconds
+        return verdicts
+
+    def _fixpoint(self, cands: list, given: list, timeout_ms: int, budget_s: float | None, failing: dict) -> list:
+        """The largest subset of `cands` inductive relative to `given` (already inductive) and
+        itself: drop what some alternative can break, repeat. With `budget_s`, what one
+        alternative has not settled within that many seconds is dropped too (frame facts only:
+        they are help, not claims)."""
+        live = list(cands)
+        encoded: dict = {}  # (decision, alternative index, candidate name) -> Z3 term after the move
+        while live:
+            dropped: dict[str, tuple] = {}
+            assume = self.assumptions(given + live)
+            for d in self.decisions():
+                self.progress(f"induction at decision point {d}" + (" (frame facts)" if budget_s else ""))
+                for k, alt in enumerate(self.rel.alternatives(d)):
+                    sol = self.solver()
+                    sol.set("timeout", timeout_ms)
+                    sol.add(*assume, *self._at(d, alt), alt.guard, *[o.cond for o in alt.pre + alt.step.obligations])
+                    goals = {}
+                    for c in live:
+                        key = (d, k, c.name)
+                        if key not in encoded:
+                            encoded[key] = c.at(alt.step.state, alt.step.snapshots)
+                        if not is_true(encoded[key]) and c.name not in dropped:
+                            goals[c.name] = encoded[key]
+                    deadline = None if budget_s is None else time.perf_counter() + budget_s
+                    self._houdini(sol, goals, dropped, d, alt, deadline)
+            if not dropped:
+                return live
+            failing.update(dropped)
+            live = [c for c in live if c.name not in dropped]
+        return live
+
+    def _at(self, d: int, alt: Alternative) -> list:
+        """The pre-state is at decision point d, in the alternative's case."""
+        return [self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
+
+    def _houdini(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline=None) -> None:
+        """Which goals can fail? Ask for all at once; each model refutes every goal false in it;
+        repeat with the rest until the solver says none can (unsat) or gives up (each remaining
+        goal then unknown)."""
+        while goals:
+            if deadline is not None and time.perf_counter() > deadline:
+                failing.update({name: ("unknown", d, alt, "out of time") for name in goals})
+                return
+            r = sol.check(not_(and_all(goals.values())))
+            if r == z3.unsat:
+                return
+            if r == z3.unknown:
+                why = sol.reason_unknown()
+                if len(goals) == 1:
+                    failing.update({name: ("unknown", d, alt, why) for name in goals})
+                    return
+                names = list(goals)  # too hard at once: halves, down to single goals
+                for part in (names[:len(names) // 2], names[len(names) // 2:]):
+                    self._houdini(sol, {k: goals[k] for k in part}, failing, d, alt, deadline)
+                return
+            m = sol.model()
+            refuted = [name for name, g in goals.items() if is_false(m.eval(g, model_completion=True))]
+            if not refuted:  # cannot happen with a complete model; be safe rather than loop
+                refuted = list(goals)
+            for name in refuted:
+                failing[name] = ("sat", d, alt, m)
+                del goals[name]
+
+    def _where(self, d: int, alt: Alternative) -> str:
+        node = self.p.decisions[d].node
+        line = node.span.line
+        return f"'{alt.label}' (decision point at line {line})"
+
+    def _proved_assumptions(self) -> list:
+        if self.proved is None:
+            self.invariants()
+        return self.assumptions(self.proved)
+
+    # ------------------------------------------------------------ well_formed
+    def obligations(self) -> Verdict:
+        t0 = time.perf_counter()
+        assume = self._proved_assumptions()
+        failures, unknowns, count = [], [], 0
+        for d in self.decisions():
+            self.progress(f"obligations at decision point {d}")
+            for alt in self.rel.alternatives(d):
+                goals = {}
+                for o in alt.pre + alt.step.obligations:  # the step's obligations are guarded by legality below
+                    if not is_true(o.cond):
+                        goals[len(goals)] = o
+                count += len(alt.pre) + len(alt.step.obligations)
+                if not goals:
+                    continue
+                sol = self.solver()
+                pre_ids = {id(o) for o in alt.pre}
+                sol.add(*assume, *self._at(d, alt))
+                failing: dict = {}
+                # legality obligations are asked without the legality guard (the engine evaluates
+                # requirements to find the legal moves); the move's own with it
+                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) in pre_ids}, failing, d, alt)
+                sol.add(alt.guard)
+                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) not in pre_ids}, failing, d, alt)
+                for k, (kind, *_rest) in failing.items():
+                    o = goals[k]
+                    (failures if kind == "sat" else unknowns).append((o.sentence, o.span, self._where(d, alt)))
+        seconds = time.perf_counter() - t0
+        if failures:
+            f = failures[0]
+            return Verdict("unknown", "induction", f"{len(failures)} of {count} run-time checks not proved, e.g. "
+                           f"{f[0]} at {f[1]} ({f[2]}), from a state satisfying the proved invariants",
+                           seconds, {"failures": [list(map(str, x)) for x in failures]})
+        if unknowns:
+            u = unknowns[0]
+            return Verdict("unknown", "induction", f"the solver gave up on {len(unknowns)} run-time checks, e.g. "
+                           f"{u[0]} at {u[1]}", seconds)
+        return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point", seconds)
+
+    # ------------------------------------------------------------ no_deadlock
+    def deadlocks(self) -> Verdict:
+        """At each player decision point, some move is legal (for every player at a simultaneous
+        node): `not exists-legal` must be unsatisfiable. Parameters are quantified: for all
+        parameter values, no move is legal."""
+        t0 = time.perf_counter()
+        assume = self._proved_assumptions()
+        p, n, s = self.p, self.n, self.rel.state
+        for d in self.decisions():
+            info = p.decisions[d]
+            if isinstance(info.node, N.Chance):
+                continue  # a chance node with nothing to draw is a run-time check (well_formed)
+            self.progress(f"deadlock at decision point {d}")
+            movers = [s.cur] if isinstance(info.node, N.Choose) else [num(i) for i in range(n)]
+            for who in movers:
+                some = []
+                for mi in info.moves:
+                    params = fresh_params(p, mi, n, f"dl{d}")
+                    ok, _ = legal(p, n, self.options, s, mi, params, who)
+                    bound = [v for x in params.values() for v in _leaves(x)]
+                    some.append(z3.Exists(bound, ok) if bound else ok)
+                sol = self.solver()
+                sol.add(*assume, self.rel.at_decision(d, s), not_(or_all(some)))
+                r = sol.check()
+                if r == z3.sat:
+                    return Verdict("unknown", "induction", f"at the decision point at line {info.node.span.line} a state "
+                                   "satisfying the proved invariants has no legal move (it may be unreachable)",
+                                   time.perf_counter() - t0, {"decision": d})
+                if r == z3.unknown:
+                    return Verdict("unknown", "induction", f"the solver gave up at the decision point at line "
+                                   f"{info.node.span.line}: {sol.reason_unknown()}", time.perf_counter() - t0)
+        return Verdict("proved", "inductive", "every decision point has a legal move in every state satisfying the "
+                       "proved invariants", time.perf_counter() - t0)
+
+    # ------------------------------------------------------------ score bounds
+    def score_bounds(self) -> list[dict]:
+        """Per player: the proved [low, high] of the final score (Optimize over final states that
+        satisfy the proved invariants), or None where the solver gave up."""
+        assume = self._proved_assumptions()
+        s = self.rel.state
+        out = []
+        for who in range(self.n):
+            self.progress(f"score bounds of player {who}")
+            score = Encoder(self.p, self.n, self.options, s).score(num(who))
+            ends = []
+            for sense in ("minimize", "maximize"):
+                opt = z3.Optimize(ctx=CTX)
+                opt.set("timeout", self.timeout_ms)
+                opt.add(*assume, eq_leaf(s.pc, num(-1)))
+                h = getattr(opt, sense)(score)
+                r = opt.check()
+                if r == z3.sat:
+                    val = (opt.lower if sense == "minimize" else opt.upper)(h)
+                    ends.append(val.as_long() if hasattr(val, "as_long") else None)
+                else:
+                    ends.append(None)
+            out.append({"player": who, "low": ends[0], "high": ends[1]})
+        return out
+
+
+def _leaves(v) -> list:
+    if isinstance(v, tuple):
+        return [y for x in v for y in _leaves(x)]
+    return [v]

@@ -1,0 +1,230 @@
+"""The transition relation T(s, a, s') of one game (one player count, one option setting), over a
+free state `s` (step 0): one *alternative* per decision point and move kind (or chance draw, or
+combination of move kinds at a simultaneous node), with symbolic parameters, its legality guard,
+the successor state and the obligations the engine needs to run it.
+
+Also owns the *frame facts* every induction starts from: the declared ranges of state values and
+loop snapshots, `pc` a decision point or the end, `cur` the mover the decision point implies, and
+per decision point the facts about the `for` loops around it (the loop variable is the snapshot's
+current item; a loop over a collection that does not depend on the state holds exactly its
+items). These are *candidates* proved by the same induction as the spec's invariants
+(`prove.py`), never assumed.
+"""
+from __future__ import annotations
+
+import itertools
+import operator
+from dataclasses import dataclass
+
+from ..frontend.typecheck import Program
+from ..ir import nodes as N
+from .encode import (Encoder, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, is_false, is_lit, is_true, lift,
+                     num, or_all, range_constraints, select)
+from .transition import (Step, chance_draw, chance_successor, decision_paths, fresh, fresh_params,
+                         fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
+
+__all__ = ["Alternative", "Relation", "Candidate"]
+
+MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
+
+
+@dataclass
+class Alternative:
+    decision: int
+    label: str  # e.g. "P? take", "chance card", "simultaneous reveal, reveal"
+    guard: object  # legality at s (parameters in their domains and sources, requirements)
+    params: dict  # name -> Z3 value, for reading models
+    step: Step  # s' and the successor's obligations
+    pre: list  # obligations of evaluating legality at s
+    pin: object = None  # the case of s this alternative covers (the mover's seat), None: all
+
+
+@dataclass
+class Candidate:
+    """A formula over one state proved by induction: a spec invariant or a frame fact."""
+
+    name: str
+    sentence: str
+    node: object  # InvariantDecl, or None for frame facts
+    at: callable  # StateVars, snapshots -> Z3 Bool
+
+
+class Relation:
+    def __init__(self, program: Program, n: int, options: dict):
+        self.p, self.n, self.options = program, n, dict(options)
+        self.state = StateVars(program, n, options, 0)
+        self.snaps = fresh_snapshots(program, n, 0)
+        self._alts: dict[int, list] = {}
+        self._keys = snapshot_keys(program)
+
+    # ------------------------------------------------------------ alternatives
+    def alternatives(self, d: int) -> list[Alternative]:
+        if d not in self._alts:
+            self._alts[d] = self._build(d)
+        return self._alts[d]
+
+    def _build(self, d: int) -> list[Alternative]:
+        p, n, o, s = self.p, self.n, self.options, self.state
+        info = p.decisions[d]
+        node = info.node
+        out = []
+        if isinstance(node, N.Chance):
+            t = p.type_of(node.source).elem
+            x = fresh(t, f"{node.var}@draw{d}", n)
+            ok, pre = chance_draw(p, n, o, s, d, x)
+            step = chance_successor(p, n, o, s, d, x, self.snaps)
+            out.append(Alternative(d, f"chance {node.var}", and_all([ok] + range_constraints(x, t, n)),
+                                   {node.var: x}, step, pre))
+        elif isinstance(node, N.Choose):
+            for seat, pinned, pin in self._seats(node):
+                for mi in info.moves:
+                    params = fresh_params(p, mi, n, f"m{d}")
+                    ok, pre = legal(p, n, o, pinned, mi, params, pinned.cur)
+                    step = successor(p, n, o, pinned, d, mi, params, self.snaps)
+                    label = mi.move.name if seat is None else f"{mi.move.name} by P{seat + 1}"
+                    out.append(Alternative(d, label, ok, params, step, pre, pin))
+        else:  # simultaneous: every combination of move kinds, in seat order
+            combos = list(itertools.product(info.moves, repeat=n))
+            if len(combos) > MAX_JOINT:
+                raise NotImplementedError(f"{len(combos)} combinations of moves at a simultaneous node")
+            for combo in combos:
+                guards, pre, moves, params = [], [], [], {}
+                for seat, mi in enumerate(combo):
+                    ps = fresh_params(p, mi, n, f"m{d}p{seat}")
+                    ok, obl = legal(p, n, o, s, mi, ps, num(seat))
+                    guards.append(ok)
+                    pre += obl
+                    moves.append((mi, ps, num(seat)))
+                    params.update({f"P{seat}.{k}": v for k, v in ps.items()})
+                step = joint_successor(p, n, o, s, d, moves, self.snaps)
+                out.append(Alternative(d, ", ".join(mi.move.name for mi in combo), and_all(guards), params, step, pre))
+        return out
+
+    def _seats(self, node) -> list:
+        """Case split on the mover: when a `choose` names its player by a variable, one case per
+        seat with that variable (and `cur`) a literal, so every `x[mover]` in the move and the
+        flow after it indexes one element instead of building a choice over all of them."""
+        s = self.state
+        name = node.player.name if isinstance(node.player, N.Name) else None
+        where = "locals" if name in s.locals else "vars" if name in s.vars else None
+        if where is None or not is_int_leaf(getattr(s, where)[name]):
+            return [(None, s, None)]
+        out = []
+        for seat in range(self.n):
+            values = {"vars": dict(s.vars), "locals": dict(s.locals), "pc": s.pc, "cur": num(seat)}
+            values[where][name] = num(seat)
+            pinned = StateVars(self.p, self.n, self.options, None, values=values)
+            out.append((seat, pinned, and_(eq_leaf(getattr(s, where)[name], num(seat)), eq_leaf(s.cur, num(seat)))))
+        return out
+
+    # ------------------------------------------------------------ frame facts
+    def at_decision(self, d: int, state: StateVars):
+        """`pc` is d and `cur` the mover d implies."""
+        node = self.p.decisions[d].node
+        c = eq_leaf(state.pc, num(d))
+        if isinstance(node, N.Chance):
+            return and_(c, eq_leaf(state.cur, num(-1)))
+        if isinstance(node, N.Simultaneous):
+            return and_(c, eq_leaf(state.cur, num(-2)))
+        return and_(c, lift(operator.le, num(0), state.cur), lift(operator.lt, state.cur, num(self.n)))
+
+    def ranges(self, state: StateVars, snaps: dict) -> list:
+        """Declared ranges of the state and its snapshots (every reachable state satisfies them when
+        the obligations hold: values are range-checked where they are written)."""
+        out = state.constraints()
+        for key, st in self._keys.values():
+            items, j = snaps[key]
+            elem = self.p.type_of(st.source).elem
+            out += [lift(operator.le, num(0), items.length), lift(operator.le, items.length, num(len(items.items))),
+                    lift(operator.le, num(0), j), lift(operator.le, j, items.length)]
+            for it in items.items:
+                out += range_constraints(it, elem, self.n)
+        for k in range(len(self.p.measures)):
+            out.append(lift(operator.le, num(-1), snaps[f"M_{k}"]))
+        return [c for c in out if not is_true(c)]
+
+    def frame_candidates(self) -> list[Candidate]:
+        """Per decision point: pc/cur agree, and the facts of each `for` loop around it."""
+        out = [Candidate("pc", "the flow is at a decision point or over", None, self._pc_fact)]
+        paths = decision_paths(self.p)
+        for d in range(len(self.p.decisions)):
+            frames = paths[d]
+            for k in range(1, len(frames)):
+                stmts, j = frames[k - 1]
+                loop = stmts[j]
+                if isinstance(loop, N.For) and id(loop) in self._keys:
+                    out.append(Candidate(f"loop {loop.var}@{d}", f"the loop over {loop.var} (line {loop.span.line}) "
+                                         f"at decision point {d}", None, self._loop_fact(d, loop)))
+                if isinstance(loop, N.While) and loop.decreases is not None:
+                    out.append(Candidate(f"measure {loop.span}@{d}", f"the measure of the loop at {loop.span} is its "
+                                         f"value at the loop's head", None, self._measure_fact(d, loop)))
+                for cond in self._path_conditions(loop, frames[k][0]):
+                    out.append(Candidate(f"path {cond.span}@{d}", f"the condition at {cond.span} holds at "
+                                         f"decision point {d}", None, self._path_fact(d, cond)))
+        return out
+
+    @staticmethod
+    def _path_conditions(container, body) -> list:
+        """Conditions that held when the flow entered `body` inside `container` (a `while`'s
+        condition; an `if` arm's condition and the negations of the arms before it are left out
+        for simplicity: the arm's own condition). Whether they still hold at the decision point
+        is for the induction to settle: they are only candidates."""
+        if isinstance(container, N.While):
+            return [container.cond]
+        if isinstance(container, N.If):
+            return [c for c, b in container.branches if b.stmts is body]
+        return []
+
+    def _measure_fact(self, d: int, loop):
+        key = f"M_{[id(w) for w in self.p.measures].index(id(loop))}"
+
+        def fact(state: StateVars, snaps: dict):
+            m = Encoder(self.p, self.n, self.options, state).expr(loop.decreases)
+            return implies(eq_leaf(state.pc, num(d)), eq_leaf(snaps[key], m))
+        return fact
+
+    def _path_fact(self, d: int, cond):
+        def fact(state: StateVars, snaps: dict):
+            return implies(eq_leaf(state.pc, num(d)), Encoder(self.p, self.n, self.options, state).expr(cond))
+        return fact
+
+    def _pc_fact(self, state: StateVars, snaps: dict):
+        return or_all([eq_leaf(state.pc, num(-1))] + [self.at_decision(d, state) for d in range(len(self.p.decisions))])
+
+    def _loop_fact(self, d: int, loop):
+        key = self._keys[id(loop)][0]
+        static = self._static_items(loop)
+
+        def fact(state: StateVars, snaps: dict):
+            items, j = snaps[key]
+            parts = [lift(operator.le, num(1), j), lift(operator.le, j, items.length)]
+            if loop.var in state.locals:
+                cur_item = select(items.items, lift(operator.sub, j, num(1)), state.locals[loop.var])
+                parts.append(eq_val(state.locals[loop.var], cur_item))
+            if static is not None:
+                parts.append(eq_leaf(items.length, num(len(static))))
+                parts += [eq_val(items.items[i], v) for i, v in enumerate(static) if i < len(items.items)]
+            return implies(eq_leaf(state.pc, num(d)), and_all(parts))
+        return fact
+
+    def _static_items(self, loop):
+        """The items of a loop's collection if they do not depend on the state, else None."""
+        enc = Encoder(self.p, self.n, self.options, self.state)
+        try:
+            rows = enc.members(loop.source)
+        except Exception:  # noqa: BLE001 — a collection the encoder cannot pin is simply not static
+            return None
+        if enc.obligations or not all(is_true(g) or is_false(g) for g, _ in rows):
+            return None
+        items = [x for g, x in rows if is_true(g)]
+        return items if all(_is_literal(x) for x in items) else None
+
+
+def is_int_leaf(v) -> bool:
+    return not isinstance(v, tuple) and v.sort().kind() == z3.Z3_INT_SORT
+
+
+def _is_literal(v) -> bool:
+    if isinstance(v, tuple):
+        return all(_is_literal(x) for x in v)
+    return is_lit(v)

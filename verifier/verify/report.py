@@ -1,0 +1,77 @@
+"""`rulebook verify`'s text output: a summary table per spec, then each violation as a game.
+
+JSON output is `Report.as_json()` (run.py); this module is the human side only.
+"""
+from __future__ import annotations
+
+from .run import Report
+
+MARK = {"proved": "proved", "violated": "VIOLATED", "unknown": "unknown"}
+
+
+def _players(counts: list) -> str:
+    counts = sorted(counts)
+    if counts and counts == list(range(counts[0], counts[-1] + 1)) and len(counts) > 1:
+        return f"{counts[0]}-{counts[-1]}"
+    return ",".join(map(str, counts))
+
+
+def rows(report: Report) -> list[dict]:
+    """One row per property and outcome: player counts with the same status, method and
+    expectation are merged."""
+    out: list[dict] = []
+    for r in report.results:
+        for row in out:
+            if (row["name"], row["status"], row["method"], row["expected"]) == (r.name, r.status, r.method, r.expected):
+                row["players"].append(r.players)
+                row["seconds"] += r.seconds
+                break
+        else:
+            out.append({"name": r.name, "status": r.status, "method": r.method, "expected": r.expected,
+                        "players": [r.players], "seconds": r.seconds, "result": r})
+    return out
+
+
+def format_report(report: Report, traces: bool = True) -> str:
+    lines = [f"{report.spec}" + (f"  (options: {', '.join(f'{k}={v}' for k, v in report.options.items())})"
+                                 if report.options else "")]
+    table = rows(report)
+    width = max([len(r["name"]) for r in table] + [8])
+    lines.append(f"  {'property':<{width}}  {'players':<7}  {'status':<9}  {'method':<13}  {'time':>7}  expected")
+    for row in table:
+        r = row["result"]
+        exp = "yes" if row["status"] == row["expected"] else f"NO (expected {row['expected']})"
+        if row["expected"] != "proved" and row["status"] == row["expected"]:
+            exp = f"yes ({row['expected']}, as the spec says)"
+        lines.append(f"  {row['name']:<{width}}  {_players(row['players']):<7}  {MARK[row['status']]:<9}  "
+                     f"{row['method']:<13}  {row['seconds']:>6.1f}s  {exp}")
+        detail = r.reason if row["status"] != "proved" or r.method == "bounded" else ""
+        if detail:
+            lines.append(f"  {'':<{width}}    {detail}")
+        if r.expected_text and row["expected"] != "proved":
+            lines.append(f"  {'':<{width}}    the spec: {r.expected_text}")
+    lengths = [f"{n} players: {v['decisions']} decisions, {v['chance']} chance draws"
+               for n, v in report.lengths.items() if v["decisions"] is not None]
+    if lengths:
+        lines.append("  longest game (proved bound): " + "; ".join(lengths))
+    if report.score_bounds:
+        lines.append("  final scores (proved interval | best witness games):")
+        for b in report.score_bounds:
+            lo, hi = b["proved"]
+            wl, wh = b["witness"]
+            gap = f", gap {b['gap']}" if b["gap"] is not None else ""
+            lines.append(f"    {b['players']} players, P{b['player'] + 1}: [{_num(lo)}, {_num(hi)}] | "
+                         f"seen [{_num(wl)}, {_num(wh)}]{gap}")
+    verdict = "as the spec expects" if report.as_expected else "NOT as the spec expects"
+    lines.append(f"  {len(report.results)} results, {verdict}, {report.seconds:.1f} s")
+    if traces:
+        for r in report.results:
+            if r.status == "violated" and r.trace_text:
+                lines.append("")
+                lines.append(f"── {r.name} is violated with {r.players} players: the game ──")
+                lines.append(r.trace_text)
+    return "\n".join(lines)
+
+
+def _num(x) -> str:
+    return "?" if x is None else str(x)

@@ -1,0 +1,271 @@
+"""`rulebook verify`: every property of a spec, for every player count, as results.
+
+For each player count the pipeline is: play (the engine's random search finds real games that
+break a property, and proposes frame facts from the states it visits), then prove (Z3: mutual
+induction of the invariants, the run-time checks, deadlock freedom, score bounds), then
+termination (the flow's loop structure with proved measures gives a maximum length; otherwise
+deterministic play looks for an endless game, a lasso). A property's status:
+
+- `violated`: a game shows it (a replayable trace); always a real game, never a solver model;
+- `proved`: Z3 proved it for every reachable state (with the method: inductive, bounded);
+- `unknown`: neither, with the reason (not inductive, solver time-out, no measure).
+
+Each property is compared with what the spec expects of it (`expect NAME STATUS when ...`,
+default `proved`); `Report.as_expected` is False if any differs, in either direction.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from ..engine.lib import RuleError
+from ..engine.play import random_step
+from ..engine.runtime import Engine, Game
+from ..frontend.typecheck import Program
+from ..smt.encode import Encoder, is_true, z3
+from ..smt.prove import Prover, Verdict
+from . import explore
+from .length import max_length
+
+__all__ = ["Result", "Report", "verify", "BUILTINS"]
+
+BUILTINS = {
+    "termination": "every game ends",
+    "no_deadlock": "whoever must move has a legal move",
+    "well_formed": "every effect keeps every value inside its declared type",
+}
+STATUS_RANK = {"proved": 0, "unknown": 1, "violated": 2}
+
+
+@dataclass
+class Result:
+    name: str
+    sentence: str
+    where: str  # file:line:col of the declaration ("" for built-ins)
+    status: str
+    expected: str
+    method: str
+    seconds: float
+    reason: str = ""
+    players: int | None = None
+    expected_text: str = ""
+    trace: dict | None = None  # a replay file (`rulebook play SPEC --replay`)
+    trace_text: str = ""  # the game as `rulebook play` shows it
+
+    @property
+    def as_expected(self) -> bool:
+        return self.status == self.expected
+
+    def as_json(self) -> dict:
+        out = {"name": self.name, "status": self.status, "expected": self.expected, "method": self.method,
+               "seconds": round(self.seconds, 3), "players": self.players, "sentence": self.sentence,
+               "where": self.where}
+        if self.reason:
+            out["reason"] = self.reason
+        if self.trace is not None:
+            out["trace"] = self.trace
+        return out
+
+
+@dataclass
+class Report:
+    spec: str
+    options: dict
+    players: list
+    results: list = field(default_factory=list)  # Result, one per property and player count
+    score_bounds: list = field(default_factory=list)
+    lengths: dict = field(default_factory=dict)  # players -> {"decisions": N, "chance": M}
+    seconds: float = 0.0
+
+    @property
+    def as_expected(self) -> bool:
+        return all(r.as_expected for r in self.results)
+
+    def as_json(self) -> dict:
+        return {"spec": self.spec, "options": self.options, "players": self.players,
+                "as_expected": self.as_expected, "seconds": round(self.seconds, 3),
+                "results": [r.as_json() for r in self.results], "score_bounds": self.score_bounds,
+                "max_length": {str(k): v for k, v in self.lengths.items()}}
+
+
+# ---------------------------------------------------------------------------- expectations
+
+def expectation(program: Program, name: str, n: int, option_values: dict) -> tuple[str, str]:
+    """(status the spec expects of property `name` with n players, the spec's sentence)."""
+    for e in program.expects:
+        if e.name != name:
+            continue
+        if e.when is not None:
+            enc = Encoder(program, n, option_values, {})
+            enc.env = {"num_players": z3.IntVal(n, enc_ctx())}
+            if not is_true(z3.simplify(enc.expr(e.when))):
+                continue
+        return e.status, e.text.value if hasattr(e.text, "value") else str(e.text)
+    return "proved", ""
+
+
+def enc_ctx():
+    from ..smt.encode import CTX
+    return CTX
+
+
+# ---------------------------------------------------------------------------- one player count
+
+@dataclass
+class Budget:
+    games: int = 300  # random playouts searched for counterexamples
+    max_steps: int = 5000  # steps of one playout or policy run
+    samples: int = 30  # playouts whose decision-point states propose frame facts
+    timeout: float = 20.0  # seconds per solver call
+
+
+def _say(progress, text):
+    if progress is not None:
+        progress(text)
+
+
+def _sample(game: Game, games: int, seed: int, max_steps: int):
+    """States at decision points of random games (frame-fact proposals), and the games with the
+    lowest and highest final score of each seat (score-bound witnesses)."""
+    rng = random.Random(seed)
+    states, best = [], {}
+    for _ in range(games):
+        st = game.new_initial_state()
+        try:
+            while not st.is_terminal() and len(st.history) < max_steps:
+                states.append(st.m.clone(st.s))
+                random_step(st, rng)
+        except RuleError:
+            continue  # the search reports it
+        if st.is_terminal():
+            for p, v in enumerate(st.scores()):
+                lo, hi = best.get((p, "low")), best.get((p, "high"))
+                if lo is None or v < lo[0]:
+                    best[(p, "low")] = (v, list(st.history))
+                if hi is None or v > hi[0]:
+                    best[(p, "high")] = (v, list(st.history))
+    return states, best
+
+
+def verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress=None,
+                   only: set | None = None) -> tuple[list, list, dict]:
+    game = Game(engine, n, given)
+    values = dict(game.option_values)
+    results: list[Result] = []
+    t0 = time.perf_counter()
+
+    def wanted(name):
+        return only is None or name in only
+
+    def add(name, sentence, where, verdict: Verdict, trace=None, trace_text=""):
+        status, text = expectation(program, name, n, values)
+        results.append(Result(name, sentence, where, verdict.status, status, verdict.method, verdict.seconds,
+                              verdict.reason, n, text, trace, trace_text))
+
+    # 1. play: counterexamples that are games
+    _say(progress, f"{n} players: searching {budget.games} random games")
+    t = time.perf_counter()
+    found = explore.search(game, games=budget.games, max_steps=budget.max_steps, seed=n)
+    search_seconds = time.perf_counter() - t
+    violated: dict[str, explore.Finding] = {}
+    for f in found.findings:
+        key = {explore.INVARIANT: f.name, explore.DEADLOCK: "no_deadlock",
+               explore.RULE_ERROR: "well_formed"}.get(f.kind)
+        if key is not None and key not in violated:
+            violated[key] = f
+
+    def violation(name, f: explore.Finding, sentence, where):
+        trace = explore.trace_json(game, f.history, failing=f)
+        text = explore.render_trace(game, f.history, failing_text=f.describe())
+        add(name, sentence, where, Verdict("violated", "search", f.describe(), search_seconds), trace, text)
+
+    # 2. prove
+    states, best = _sample(game, budget.samples, 1000 + n, budget.max_steps)
+    prover = Prover(program, n, values, budget.timeout, progress=lambda s: _say(progress, f"{n} players: {s}"),
+                    samples=states)
+    spec_invs = [inv for inv in program.invariants if wanted(inv.name)]
+    verdicts = prover.invariants() if spec_invs or wanted("well_formed") or wanted("no_deadlock") else {}
+    for inv in spec_invs:
+        where = str(inv.span)
+        if inv.name in violated:
+            violation(inv.name, violated[inv.name], inv.sentence, where)
+        else:
+            add(inv.name, inv.sentence, where, verdicts.get(inv.name, Verdict("unknown", "", "not checked")))
+    wf = None
+    if wanted("well_formed") or wanted("termination"):
+        wf = prover.obligations()
+    if wanted("well_formed"):
+        if "well_formed" in violated:
+            violation("well_formed", violated["well_formed"], BUILTINS["well_formed"], "")
+        else:
+            add("well_formed", BUILTINS["well_formed"], "", wf)
+    if wanted("no_deadlock"):
+        if "no_deadlock" in violated:
+            violation("no_deadlock", violated["no_deadlock"], BUILTINS["no_deadlock"], "")
+        else:
+            add("no_deadlock", BUILTINS["no_deadlock"], "", prover.deadlocks())
+
+    # 3. termination
+    length = max_length(program, n)
+    lengths = {"decisions": length.decisions, "chance": length.chance}
+    if wanted("termination"):
+        t = time.perf_counter()
+        if length.decisions is not None and length.chance is not None:
+            failed_measure = [f for f in (wf.details.get("failures", []) if wf else [])
+                              if "measure" in f[0] or "stops within" in f[0]]
+            if wf is not None and wf.status == "proved" or (wf is not None and not failed_measure
+                                                            and "gave up" not in wf.reason):
+                add("termination", BUILTINS["termination"], "", Verdict(
+                    "proved", "bounded", f"at most {length.decisions} decisions and {length.chance} chance draws "
+                    "(every loop around a decision point is a `for` over a finite collection or has a proved "
+                    "measure)", time.perf_counter() - t))
+            else:
+                add("termination", BUILTINS["termination"], "", Verdict(
+                    "unknown", "bounded", "the loop measures are not proved: " + (wf.reason if wf else ""),
+                    time.perf_counter() - t))
+        else:
+            _say(progress, f"{n} players: looking for an endless game")
+            lasso = explore.find_lasso(game, seed=n, max_steps=budget.max_steps).lasso
+            loops = ", ".join(f"line {w.span.line}" for w in length.unbounded)
+            if lasso is not None:
+                trace = explore.trace_json(game, lasso.history, cycle_start=lasso.cycle_start, failing="termination")
+                text = explore.render_trace(game, lasso.history, cycle_start=lasso.cycle_start,
+                                            failing_text="the play can repeat forever: the game never ends")
+                add("termination", BUILTINS["termination"], "", Verdict(
+                    "violated", "lasso", f"an endless game: after {lasso.cycle_start} steps a cycle of "
+                    f"{lasso.cycle_length} steps returns to the same state (policy: {lasso.policy})",
+                    time.perf_counter() - t), trace, text)
+            else:
+                add("termination", BUILTINS["termination"], "", Verdict(
+                    "unknown", "lasso search", f"the loop(s) at {loops} have no measure (`decreases`) and no "
+                    "endless game was found", time.perf_counter() - t))
+
+    # 4. score bounds, with witness games
+    bounds = []
+    if only is None:
+        for b in prover.score_bounds():
+            p = b["player"]
+            lo, hi = best.get((p, "low")), best.get((p, "high"))
+            bounds.append({"players": n, "player": p, "proved": [b["low"], b["high"]],
+                           "witness": [lo[0] if lo else None, hi[0] if hi else None],
+                           "gap": (b["high"] - hi[0]) if hi and b["high"] is not None else None,
+                           "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
+    _say(progress, f"{n} players: done in {time.perf_counter() - t0:.0f} s")
+    return results, bounds, lengths
+
+
+def verify(program: Program, given: dict, players: list[int] | None = None, budget: Budget | None = None,
+           progress=None, only: set | None = None) -> Report:
+    engine = Engine(program)
+    budget = budget or Budget()
+    counts = players or list(range(program.min_players, program.max_players + 1))
+    report = Report(program.spec.path, dict(given), counts)
+    t0 = time.perf_counter()
+    for n in counts:
+        results, bounds, lengths = verify_players(program, engine, n, given, budget, progress, only)
+        report.results += results
+        report.score_bounds += bounds
+        report.lengths[n] = lengths
+    report.seconds = time.perf_counter() - t0
+    return report
