@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import traceback
 
 from .diagnostics import Sources, SpecError, has_errors, render
@@ -98,12 +99,17 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--property", action="append", metavar="NAME", help="check only this property (repeatable)")
     v.add_argument("--timeout", type=float, default=20.0, metavar="S",
                    help="seconds per solver call (default 20); a time-out makes a result unknown, never proved")
+    v.add_argument("--budget", type=float, default=240.0, metavar="S",
+                   help="seconds for all the proofs of one player count (default 240); what is not settled "
+                        "then is unknown")
     v.add_argument("--games", type=int, default=300, metavar="G",
                    help="random games searched for counterexamples per player count (default 300)")
     v.add_argument("--trace-dir", metavar="DIR", help="also write each counterexample as DIR/<spec>-<property>-<players>p.json "
                    "(replay with `rulebook play SPEC --replay FILE`)")
     v.add_argument("--json", action="store_true", help="print the reports as JSON")
     v.add_argument("--no-progress", action="store_true", help="no progress display")
+    v.add_argument("-v", "--verbose", action="store_true", help="print each step (with its time) on its own line to "
+                   "standard error, e.g. for CI logs")
     return p
 
 
@@ -202,8 +208,8 @@ def cmd_verify(args, sources: Sources) -> int:
     from .frontend import load_program
     from .verify.report import format_report
     from .verify.run import BUILTINS, Budget, verify
-    if args.timeout <= 0:
-        raise UserError("--timeout must be positive")
+    if args.timeout <= 0 or args.budget <= 0:
+        raise UserError("--timeout and --budget must be positive")
     if args.games < 1:
         raise UserError("--games must be at least 1")
     given = _option_pairs(args.option)
@@ -220,11 +226,15 @@ def cmd_verify(args, sources: Sources) -> int:
         if unknown_opts:
             raise UserError(f"{path}: no option {unknown_opts[0]!r} (options: {', '.join(program.options) or 'none'})")
 
-        def progress(text, _path=path):
-            if show:
+        started = time.perf_counter()
+
+        def progress(text, _path=path, _t0=started):
+            if args.verbose:
+                sys.stderr.write(f"[{time.perf_counter() - _t0:7.1f}s] {os.path.basename(_path)}: {text}\n")
+            elif show:
                 sys.stderr.write(f"\r\x1b[K{os.path.basename(_path)}: {text}")
                 sys.stderr.flush()
-        budget = Budget(games=args.games, timeout=args.timeout)
+        budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget)
         report = verify(program, given, _player_counts(args.players, program), budget, progress, only)
         if show:
             sys.stderr.write("\r\x1b[K")

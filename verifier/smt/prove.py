@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
-from ..ir.types import ArrayT
-from .encode import (CTX, Encoder, and_all, eq_leaf, eq_val, implies, is_false, is_true, literal, not_, num, or_all, z3)
+from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
+from .encode import (CTX, Encoder, NotEncoded, and_all, bool_int, total, eq_leaf, eq_val, implies, is_false, is_true, literal, not_, num, or_all, z3)
 from .relation import Alternative, Candidate, Relation
 from .transition import initial, legal, fresh_params
 
@@ -45,13 +45,24 @@ class Verdict:
     details: dict = field(default_factory=dict)
 
 
+class Unsettled(Exception):
+    """The proof cannot go on: what is not settled is unknown, with this reason."""
+
+
+class OutOfBudget(Unsettled):
+    """The time budget of the whole proof ran out."""
+
+
 class Prover:
     def __init__(self, program: Program, n: int, options: dict, timeout: float = 20.0, progress=None,
-                 samples: list | None = None):
+                 samples: list | None = None, invariants: list | None = None, budget: float | None = None):
         """`samples`: raw engine states at decision points (from play), used only to *propose*
         frame facts (`sampled_candidates`); every proposal is proved or dropped like the rest."""
         self.p, self.n, self.options = program, n, dict(options)
         self.samples = samples or []
+        self.budget = budget
+        self.deadline = None if budget is None else time.perf_counter() + budget
+        self.spec_invariants = list(program.invariants if invariants is None else invariants)
         self.timeout_ms = max(1, int(timeout * 1000))
         self.rel = Relation(program, n, options)
         self.progress = progress or (lambda text: None)
@@ -64,19 +75,31 @@ class Prover:
         s.set("timeout", self.timeout_ms)
         return s
 
+    def alternatives(self, d: int) -> list:
+        self.check_budget()
+        try:
+            return self.rel.alternatives(d)
+        except NotEncoded as exc:
+            raise Unsettled(f"the moves at the decision point at line {self.p.decisions[d].node.span.line} are "
+                            f"beyond the Z3 encoding's limits: {exc}") from None
+
+    def check_budget(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfBudget(f"the time budget of {self.budget:.0f} s (--budget) ran out before this was settled")
+
     def decisions(self) -> list[int]:
         return list(range(len(self.p.decisions)))
 
     def candidates(self) -> list[Candidate]:
         specs = [Candidate(inv.name, inv.sentence.value if hasattr(inv.sentence, "value") else str(inv.sentence),
-                           inv, self._inv_at(inv)) for inv in self.p.invariants]
+                           inv, self._inv_at(inv)) for inv in self.spec_invariants]
         return self.rel.frame_candidates() + self.sampled_candidates() + specs
 
     def sampled_candidates(self) -> list[Candidate]:
         """Guesses in the manner of Daikon, settled in the manner of Houdini: a state value (a
         `var`, a flow local, or one element of an array) that is the same in every sampled state
         at decision point d, and still the value it had at the game's first decision point, becomes
-        the candidate "at d it is still untouched". Typical catch: what set-up has not touched
+        the candidate "at d it is still untouched" (at the end of the game: any common value). Typical catch: what set-up has not touched
         yet while set-up runs. (Values that merely never changed in the sample are too often
         false and hard to refute: they cost more solver time than they help.)"""
         if not self.samples:
@@ -85,21 +108,61 @@ class Prover:
         by_pc: dict[int, list] = {}
         for raw in self.samples:
             by_pc.setdefault(raw.pc, []).append(raw)
-        out = []
+        out = self.related_candidates(by_pc)
         kinds = [("V_", self.p.var_types, "vars"), ("L_", self.p.flow_locals, "locals")]
         for d, raws in sorted(by_pc.items()):
-            if d < 0:
-                continue
             for prefix, types, where in kinds:
                 for name, t in types.items():
-                    first = getattr(start, prefix + name)
                     values = [getattr(r, prefix + name) for r in raws]
+                    # the untouched value, or at the end (few guesses) any value all games agree on
+                    first = getattr(start, prefix + name) if d >= 0 else values[0]
                     paths = [()] if all(v == first for v in values) else (
                         [(i,) for i in range(len(first)) if all(v[i] == first[i] for v in values)]
                         if isinstance(t, ArrayT) else [])
                     for path in paths:
                         out.append(self._constant_fact(d, where, name, t, path, first))
         return out
+
+    def _features(self) -> list:
+        """Integer quantities of a state for relation guesses: (label, engine reader, Z3 reader):
+        int-valued vars and flow locals, sizes of set and sequence vars (and of the set/sequence
+        elements of player arrays), loop positions."""
+        out = []
+        for prefix, types, where in (("V_", self.p.var_types, "vars"), ("L_", self.p.flow_locals, "locals")):
+            for name, t in types.items():
+                out += _quantities(prefix + name, where, name, t, self.n)
+        for key in self.rel.snap_keys():
+            out.append((f"J_{key}", lambda raw, k=key: getattr(raw, "J_" + k),
+                        lambda state, snaps, k=key: snaps[k][1]))
+        return out
+
+    def related_candidates(self, by_pc: dict) -> list[Candidate]:
+        """Guesses "at d, a - b is always c" for two varying quantities whose difference is the
+        same in every sampled state at d (a deck shrinking as a counter counts down)."""
+        feats = self._features()
+        out = []
+        for d, raws in sorted(by_pc.items()):
+            if len(raws) < 3:
+                continue
+            columns = [[f[1](r) for r in raws] for f in feats]
+            varying = [i for i, col in enumerate(columns) if len(set(col)) > 1]
+            for x in range(len(varying)):
+                for y in range(x + 1, len(varying)):
+                    a, b = columns[varying[x]], columns[varying[y]]
+                    for sign in (-1, 1):
+                        c = a[0] + sign * b[0]
+                        if all(u + sign * v == c for u, v in zip(a, b)):
+                            out.append(self._relation_fact(d, feats[varying[x]], feats[varying[y]], sign, c))
+        return out
+
+    def _relation_fact(self, d, fa, fb, sign: int, c: int) -> Candidate:
+        op = "+" if sign > 0 else "-"
+
+        def at(state, snaps):
+            a, b = fa[2](state, snaps), fb[2](state, snaps)
+            return implies(eq_leaf(state.pc, num(d)), eq_leaf(a + b if sign > 0 else a - b, num(c)))
+        return Candidate(f"related {fa[0]}{op}{fb[0]}@{d}", f"{fa[0]} {op} {fb[0]} is {c} at decision point {d}",
+                         None, at)
 
     def _constant_fact(self, d: int, where: str, name: str, t, path: tuple, value) -> Candidate:
         for i in path:
@@ -137,10 +200,17 @@ class Prover:
                 live.append(c)
             elif c.node is not None:
                 verdicts[c.name] = Verdict("violated", "initiation", "it does not hold when the game starts")
-        hints = self._fixpoint([c for c in live if c.node is None], [], min(self.timeout_ms, HINT_TIMEOUT_MS),
-                               HINT_BUDGET_S, {})
         failing: dict[str, tuple] = {}
-        claims = self._fixpoint([c for c in live if c.node is not None], hints, self.timeout_ms, None, failing)
+        try:
+            hints = self._fixpoint([c for c in live if c.node is None], [], min(self.timeout_ms, HINT_TIMEOUT_MS),
+                                   HINT_BUDGET_S, {})
+            claims = self._fixpoint([c for c in live if c.node is not None], hints, self.timeout_ms, None, failing)
+        except Unsettled as exc:
+            self.proved = []
+            for c in live:
+                if c.node is not None:
+                    verdicts[c.name] = Verdict("unknown", "induction", str(exc), time.perf_counter() - t0)
+            return verdicts
         for name, (kind, d, alt, info) in failing.items():
             where = self._where(d, alt)
             if kind == "sat":
@@ -174,7 +244,7 @@ class Prover:
             assume = self.assumptions(given + live)
             for d in self.decisions():
                 self.progress(f"induction at decision point {d}" + (" (frame facts)" if budget_s else ""))
-                for k, alt in enumerate(self.rel.alternatives(d)):
+                for k, alt in enumerate(self.alternatives(d)):
                     sol = self.solver()
                     sol.set("timeout", timeout_ms)
                     sol.add(*assume, *self._at(d, alt), alt.guard, *[o.cond for o in alt.pre + alt.step.obligations])
@@ -237,12 +307,18 @@ class Prover:
 
     # ------------------------------------------------------------ well_formed
     def obligations(self) -> Verdict:
+        try:
+            return self._obligations()
+        except Unsettled as exc:
+            return Verdict("unknown", "induction", str(exc))
+
+    def _obligations(self) -> Verdict:
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
         failures, unknowns, count = [], [], 0
         for d in self.decisions():
             self.progress(f"obligations at decision point {d}")
-            for alt in self.rel.alternatives(d):
+            for alt in self.alternatives(d):
                 goals = {}
                 for o in alt.pre + alt.step.obligations:  # the step's obligations are guarded by legality below
                     if not is_true(o.cond):
@@ -254,11 +330,13 @@ class Prover:
                 pre_ids = {id(o) for o in alt.pre}
                 sol.add(*assume, *self._at(d, alt))
                 failing: dict = {}
+                deadline = time.perf_counter() + 3 * self.timeout_ms / 1000
                 # legality obligations are asked without the legality guard (the engine evaluates
                 # requirements to find the legal moves); the move's own with it
-                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) in pre_ids}, failing, d, alt)
+                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) in pre_ids}, failing, d, alt, deadline)
                 sol.add(alt.guard)
-                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) not in pre_ids}, failing, d, alt)
+                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) not in pre_ids}, failing, d, alt,
+                              deadline)
                 for k, (kind, *_rest) in failing.items():
                     o = goals[k]
                     (failures if kind == "sat" else unknowns).append((o.sentence, o.span, self._where(d, alt)))
@@ -276,6 +354,12 @@ class Prover:
 
     # ------------------------------------------------------------ no_deadlock
     def deadlocks(self) -> Verdict:
+        try:
+            return self._deadlocks()
+        except Unsettled as exc:
+            return Verdict("unknown", "induction", str(exc))
+
+    def _deadlocks(self) -> Verdict:
         """At each player decision point, some move is legal (for every player at a simultaneous
         node): `not exists-legal` must be unsatisfiable. Parameters are quantified: for all
         parameter values, no move is legal."""
@@ -287,6 +371,7 @@ class Prover:
             if isinstance(info.node, N.Chance):
                 continue  # a chance node with nothing to draw is a run-time check (well_formed)
             self.progress(f"deadlock at decision point {d}")
+            self.check_budget()
             movers = [s.cur] if isinstance(info.node, N.Choose) else [num(i) for i in range(n)]
             for who in movers:
                 some = []
@@ -316,6 +401,9 @@ class Prover:
         s = self.rel.state
         out = []
         for who in range(self.n):
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                out.append({"player": who, "low": None, "high": None})
+                continue
             self.progress(f"score bounds of player {who}")
             score = Encoder(self.p, self.n, self.options, s).score(num(who))
             ends = []
@@ -332,6 +420,42 @@ class Prover:
                     ends.append(None)
             out.append({"player": who, "low": ends[0], "high": ends[1]})
         return out
+
+
+def _quantities(field: str, where: str, name: str, t, n: int) -> list:
+    """(label, engine reader, Z3 reader) for the integer quantities of one state value."""
+    if isinstance(t, (IntT, PlayerT)):
+        return [(name, lambda raw: getattr(raw, field), lambda state, snaps: getattr(state, where)[name])]
+    if isinstance(t, SetT):
+        return [(f"size({name})", lambda raw: bin(getattr(raw, field)).count("1"),
+                 lambda state, snaps: total([bool_int(b) for b in getattr(state, where)[name]]))]
+    if isinstance(t, SeqT):
+        return [(f"size({name})", lambda raw: len(getattr(raw, field)),
+                 lambda state, snaps: getattr(state, where)[name].length)]
+    if isinstance(t, ArrayT) and isinstance(t.index, PlayerT) and isinstance(t.elem, (SetT, SeqT, IntT)):
+        out = []
+        for i in range(n):
+            for label, get, z in _quantities(field, where, name, t.elem, n):
+                out.append((f"{label}[{i}]".replace(f"{name}[{i}]", f"{name}[{i}]"),
+                            lambda raw, g=get, i=i: _elem(g, raw, field, i),
+                            lambda state, snaps, z=z, i=i: z(_Indexed(state, where, name, i), snaps)))
+        return out
+    return []
+
+
+def _elem(get, raw, field, i):
+    class One:  # the engine reader over one element of the array
+        pass
+    one = One()
+    setattr(one, field, getattr(raw, field)[i])
+    return get(one)
+
+
+class _Indexed:
+    """A view of a state where `name` is one element of the array it holds."""
+
+    def __init__(self, state, where, name, i):
+        setattr(self, where, {name: getattr(state, where)[name][i]})
 
 
 def _leaves(v) -> list:

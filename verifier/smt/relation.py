@@ -16,9 +16,9 @@ import itertools
 import operator
 from dataclasses import dataclass
 
-from ..frontend.typecheck import Program
+from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from .encode import (Encoder, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, is_false, is_lit, is_true, lift,
+from .encode import (CTX, Encoder, NotEncoded, SeqVal, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, is_false, is_lit, is_true, lift,
                      num, or_all, range_constraints, select)
 from .transition import (Step, chance_draw, chance_successor, decision_paths, fresh, fresh_params,
                          fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
@@ -26,6 +26,7 @@ from .transition import (Step, chance_draw, chance_successor, decision_paths, fr
 __all__ = ["Alternative", "Relation", "Candidate"]
 
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
+MAX_CASES = 256  # cases of loop positions at one decision point
 
 
 @dataclass
@@ -59,63 +60,147 @@ class Relation:
 
     # ------------------------------------------------------------ alternatives
     def alternatives(self, d: int) -> list[Alternative]:
+        """The alternatives at decision point d. A walk that forks past its limit (a loop
+        position left free lets the walk unroll a loop around the decision without end) is
+        retried with the positions of the enclosing `for` loops split into cases."""
         if d not in self._alts:
-            self._alts[d] = self._build(d)
+            try:
+                self._alts[d] = self._build(d, split_positions=False)
+            except NotEncoded:
+                self._alts[d] = self._build(d, split_positions=True)
         return self._alts[d]
 
-    def _build(self, d: int) -> list[Alternative]:
-        p, n, o, s = self.p, self.n, self.options, self.state
+    def _build(self, d: int, split_positions: bool) -> list[Alternative]:
+        p, n, o = self.p, self.n, self.options
         info = p.decisions[d]
         node = info.node
         out = []
-        if isinstance(node, N.Chance):
-            t = p.type_of(node.source).elem
-            x = fresh(t, f"{node.var}@draw{d}", n)
-            ok, pre = chance_draw(p, n, o, s, d, x)
-            step = chance_successor(p, n, o, s, d, x, self.snaps)
-            out.append(Alternative(d, f"chance {node.var}", and_all([ok] + range_constraints(x, t, n)),
-                                   {node.var: x}, step, pre))
-        elif isinstance(node, N.Choose):
-            for seat, pinned, pin in self._seats(node):
+        for label, s, snaps, held in self._cases(d, split_positions):
+            if isinstance(node, N.Chance):
+                t = p.type_of(node.source).elem
+                x = fresh(t, f"{node.var}@draw{d}", n)
+                ok, pre = chance_draw(p, n, o, s, d, x)
+                step = chance_successor(p, n, o, s, d, x, snaps)
+                out.append(Alternative(d, f"chance {node.var}{label}", and_all([ok] + range_constraints(x, t, n)),
+                                       {node.var: x}, step, pre, held))
+            elif isinstance(node, N.Choose):
                 for mi in info.moves:
                     params = fresh_params(p, mi, n, f"m{d}")
-                    ok, pre = legal(p, n, o, pinned, mi, params, pinned.cur)
-                    step = successor(p, n, o, pinned, d, mi, params, self.snaps)
-                    label = mi.move.name if seat is None else f"{mi.move.name} by P{seat + 1}"
-                    out.append(Alternative(d, label, ok, params, step, pre, pin))
-        else:  # simultaneous: every combination of move kinds, in seat order
-            combos = list(itertools.product(info.moves, repeat=n))
-            if len(combos) > MAX_JOINT:
-                raise NotImplementedError(f"{len(combos)} combinations of moves at a simultaneous node")
-            for combo in combos:
-                guards, pre, moves, params = [], [], [], {}
-                for seat, mi in enumerate(combo):
-                    ps = fresh_params(p, mi, n, f"m{d}p{seat}")
-                    ok, obl = legal(p, n, o, s, mi, ps, num(seat))
-                    guards.append(ok)
-                    pre += obl
-                    moves.append((mi, ps, num(seat)))
-                    params.update({f"P{seat}.{k}": v for k, v in ps.items()})
-                step = joint_successor(p, n, o, s, d, moves, self.snaps)
-                out.append(Alternative(d, ", ".join(mi.move.name for mi in combo), and_all(guards), params, step, pre))
+                    ok, pre = legal(p, n, o, s, mi, params, s.cur)
+                    step = successor(p, n, o, s, d, mi, params, snaps)
+                    out.append(Alternative(d, mi.move.name + label, ok, params, step, pre, held))
+            else:  # simultaneous: every combination of move kinds, in seat order
+                combos = list(itertools.product(info.moves, repeat=n))
+                if len(combos) > MAX_JOINT:
+                    raise NotEncoded(f"{len(combos)} combinations of moves at a simultaneous node")
+                for combo in combos:
+                    guards, pre, moves, params = [], [], [], {}
+                    for seat, mi in enumerate(combo):
+                        ps = fresh_params(p, mi, n, f"m{d}p{seat}")
+                        ok, obl = legal(p, n, o, s, mi, ps, num(seat))
+                        guards.append(ok)
+                        pre += obl
+                        moves.append((mi, ps, num(seat)))
+                        params.update({f"P{seat}.{k}": v for k, v in ps.items()})
+                    step = joint_successor(p, n, o, s, d, moves, snaps)
+                    out.append(Alternative(d, ", ".join(mi.move.name for mi in combo) + label, and_all(guards),
+                                           params, step, pre, held))
         return out
 
-    def _seats(self, node) -> list:
-        """Case split on the mover: when a `choose` names its player by a variable, one case per
-        seat with that variable (and `cur`) a literal, so every `x[mover]` in the move and the
-        flow after it indexes one element instead of building a choice over all of them."""
-        s = self.state
-        name = node.player.name if isinstance(node.player, N.Name) else None
-        where = "locals" if name in s.locals else "vars" if name in s.vars else None
-        if where is None or not is_int_leaf(getattr(s, where)[name]):
-            return [(None, s, None)]
+    def _cases(self, d: int, split_positions: bool) -> list:
+        """The free state at d split into cases by facts of the flow's structure: (label, state,
+        snapshots, condition linking the case to the free state or None).
+
+        - enclosing `for` loops over collections that do not depend on the state hold exactly
+          those items (the snapshot was taken from that very collection); with
+          `split_positions`, one case per position in each (the loop variable its item);
+        - entry pins (`_entry_pins`);
+        - the mover: a `choose` naming its player by a variable, one case per seat, so every
+          `x[mover]` in the move and the flow after it indexes one element."""
+        s0 = self.state
+        node = self.p.decisions[d].node
+        base_vars, base_locals = dict(s0.vars), dict(s0.locals)
+        snaps = dict(self.snaps)
+        held = []
+        splits = []  # (key, loop var, static items)
+        frames = decision_paths(self.p)[d]
+        for k in range(1, len(frames)):
+            stmts, j = frames[k - 1]
+            loop = stmts[j]
+            if not (isinstance(loop, N.For) and id(loop) in self._keys):
+                continue
+            static = self._static_items(loop)
+            key = self._keys[id(loop)][0]
+            items, jv = snaps[key]
+            if static is None or len(static) > len(items.items):
+                continue
+            held.append(eq_leaf(items.length, num(len(static))))
+            held += [eq_val(items.items[i], v) for i, v in enumerate(static)]
+            snaps[key] = (SeqVal(num(len(static)), tuple(static) + tuple(items.items[len(static):])), jv)
+            if split_positions:
+                splits.append((key, loop.var, static))
+        for x, v in self._entry_pins(d).items():
+            where = base_locals if x in base_locals else base_vars if x in base_vars else None
+            if where is not None and not isinstance(where[x], tuple):
+                held.append(eq_leaf(where[x], v))
+                where[x] = v
+        positions = [[]]
+        for key, var, static in splits:
+            positions = [pos + [(key, var, i, v)] for pos in positions for i, v in enumerate(static)]
+            if len(positions) > MAX_CASES:
+                raise NotEncoded(f"more than {MAX_CASES} cases of loop positions")
+        name = node.player.name if isinstance(node, N.Choose) and isinstance(node.player, N.Name) else None
+        seat_where = "locals" if name in s0.locals else "vars" if name in s0.vars else None
+        seats = list(range(self.n)) if seat_where and is_int_leaf(getattr(s0, seat_where)[name]) else [None]
         out = []
-        for seat in range(self.n):
-            values = {"vars": dict(s.vars), "locals": dict(s.locals), "pc": s.pc, "cur": num(seat)}
-            values[where][name] = num(seat)
-            pinned = StateVars(self.p, self.n, self.options, None, values=values)
-            out.append((seat, pinned, and_(eq_leaf(getattr(s, where)[name], num(seat)), eq_leaf(s.cur, num(seat)))))
+        for pos in positions:
+            for seat in seats:
+                vars_, locals_, sn, cond = dict(base_vars), dict(base_locals), dict(snaps), list(held)
+                label = []
+                for key, var, i, v in pos:
+                    items, jv = sn[key]
+                    cond.append(eq_leaf(jv, num(i + 1)))
+                    sn[key] = (items, num(i + 1))
+                    if var in locals_:
+                        cond.append(eq_val(locals_[var], v))
+                        locals_[var] = v
+                    label.append(f"{var}={to_python(v)}")
+                cur = s0.cur
+                if seat is not None:
+                    where = locals_ if seat_where == "locals" else vars_
+                    cond += [eq_leaf(where[name], num(seat)), eq_leaf(s0.cur, num(seat))]
+                    where[name], cur = num(seat), num(seat)
+                    label.insert(0, f"P{seat + 1}")
+                state = StateVars(self.p, self.n, self.options, None,
+                                  values={"vars": vars_, "locals": locals_, "pc": s0.pc, "cur": cur})
+                out.append((f" ({', '.join(label)})" if label else "", state, sn, and_all(cond) if cond else None))
         return out
+
+    def _entry_pins(self, d: int) -> dict:
+        """Values the structure of the flow guarantees at decision point d: when d is a statement
+        of a `while` body and no statement before it in that body writes what the loop's
+        condition reads, the condition held at the head and still holds — and a condition
+        `X`, `not X` or `X == literal` (X a bool/int var or flow local) pins X. Pinning saves the
+        encoding every branch the other value would take (e.g. a phase-over flag)."""
+        frames = decision_paths(self.p)[d]
+        if len(frames) < 2:
+            return {}
+        outer, j = frames[-2]
+        loop = outer[j]
+        body, i = frames[-1]
+        if not isinstance(loop, N.While) or body is not loop.body.stmts:
+            return {}
+        if written(body[:i]) & read_names(loop.cond):
+            return {}
+        c = loop.cond
+        if isinstance(c, N.Unary) and c.op == "not" and isinstance(c.operand, N.Name):
+            return {c.operand.name: z3.BoolVal(False, CTX)}
+        if isinstance(c, N.Name):
+            return {c.name: z3.BoolVal(True, CTX)}
+        return {}
+
+    def snap_keys(self) -> list[str]:
+        return [key for key, _ in self._keys.values()]
 
     # ------------------------------------------------------------ frame facts
     def at_decision(self, d: int, state: StateVars):
@@ -218,6 +303,30 @@ class Relation:
             return None
         items = [x for g, x in rows if is_true(g)]
         return items if all(_is_literal(x) for x in items) else None
+
+
+def _root(target) -> str | None:
+    while isinstance(target, (N.Index, N.FieldAccess)):
+        target = target.base
+    return target.name if isinstance(target, N.Name) else None
+
+
+def written(stmts) -> set:
+    """Names a list of statements may write (assignment and edit targets, lets, loop variables)."""
+    out = set()
+    for st in stmts:
+        for x in walk(st):
+            if isinstance(x, (N.Assign, N.CollectionEdit)):
+                out.add(_root(x.target))
+            elif isinstance(x, N.Let):
+                out.add(x.name)
+            elif isinstance(x, (N.For, N.Chance)):
+                out.add(x.var)
+    return out
+
+
+def read_names(e) -> set:
+    return {x.name for x in walk(e) if isinstance(x, N.Name)}
 
 
 def is_int_leaf(v) -> bool:

@@ -118,6 +118,7 @@ class Budget:
     max_steps: int = 5000  # steps of one playout or policy run
     samples: int = 30  # playouts whose decision-point states propose frame facts
     timeout: float = 20.0  # seconds per solver call
+    proof: float | None = 240.0  # seconds for all the proofs of one player count (None: no limit)
 
 
 def _say(progress, text):
@@ -138,6 +139,7 @@ def _sample(game: Game, games: int, seed: int, max_steps: int):
                 random_step(st, rng)
         except RuleError:
             continue  # the search reports it
+        states.append(st.m.clone(st.s))  # the end too: facts about final states bound the scores
         if st.is_terminal():
             for p, v in enumerate(st.scores()):
                 lo, hi = best.get((p, "low")), best.get((p, "high"))
@@ -182,9 +184,11 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
 
     # 2. prove
     states, best = _sample(game, budget.samples, 1000 + n, budget.max_steps)
-    prover = Prover(program, n, values, budget.timeout, progress=lambda s: _say(progress, f"{n} players: {s}"),
-                    samples=states)
     spec_invs = [inv for inv in program.invariants if wanted(inv.name)]
+    # a property a game already breaks is not worth proving, and must not help prove others
+    prover = Prover(program, n, values, budget.timeout, progress=lambda s: _say(progress, f"{n} players: {s}"),
+                    samples=states, invariants=[inv for inv in program.invariants if inv.name not in violated],
+                    budget=budget.proof)
     verdicts = prover.invariants() if spec_invs or wanted("well_formed") or wanted("no_deadlock") else {}
     for inv in spec_invs:
         where = str(inv.span)
