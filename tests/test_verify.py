@@ -4,7 +4,7 @@ Each check is shown catching a planted bug in a small inline spec: an invariant 
 (`violated`, with a trace that replays to a state where it fails), a true but non-inductive
 claim (`unknown`, never `proved`), a deadlock, a value leaving its type, an endless loop (a
 lasso), a loop measure that does not decrease. Every counterexample produced here is replayed
-through the compiled engine (`test_every_trace_replays`).
+through the compiled engine (`replays`).
 """
 from __future__ import annotations
 
@@ -15,11 +15,23 @@ import pytest
 from verifier.cli import main
 from verifier.engine.runtime import Engine, Game, GameState
 from verifier.frontend import check_text
+from verifier.verify import explore
 from verifier.verify.run import Budget, verify
 
 from helpers import EXAMPLES
 
-TRACES: list = []  # (engine, trace dict, property) of every violation below, replayed at the end
+
+
+def replays(engine, r) -> None:
+    """Every counterexample goes back through the compiled engine: the history replays and, for
+    an invariant, ends in a state where the engine's own check fails too."""
+    state = GameState.from_json(engine, json.dumps(r.trace))
+    assert state.num_players() == r.players
+    if r.trace.get("cycle_start") is not None:  # a lasso: the cycle comes back to the same state
+        game = Game(engine, r.players, r.trace.get("options") or {})
+        assert explore.lasso_repeats(game, r.trace["history"], r.trace["cycle_start"])
+    if r.trace.get("cycle_start") is None and r.name not in ("termination", "no_deadlock", "well_formed"):
+        assert r.name in [name for name, _, _ in state.check_invariants()], r.name
 
 HEAD = '''
 game planted "Planted bugs"
@@ -42,7 +54,7 @@ def run(text: str, **kw):
     engine = Engine(program)
     for r in report.results:
         if r.trace is not None:
-            TRACES.append((engine, r.trace, r.name, r.players))
+            replays(engine, r)
     return {r.name: r for r in report.results}, report
 
 
@@ -228,13 +240,28 @@ def test_cli_errors_are_clear(capsys, tmp_path):
     assert main(["verify", str(tmp_path / "missing.rules")]) == 1
 
 
-def test_every_trace_replays():
-    """Every counterexample this module produced replays through the compiled engine."""
-    assert TRACES, "the tests above produce counterexamples"
-    for engine, trace, name, players in TRACES:
-        state = GameState.from_json(engine, json.dumps(trace))
-        assert state.num_players() == players
-        if trace.get("cycle_start") is not None:
-            continue  # a lasso: test_explore checks that the cycle returns to its state
-        if name not in ("termination", "no_deadlock", "well_formed"):
-            assert name in [n for n, _, _ in state.check_invariants()], name
+def test_rule_edit_six_players_runs_the_deck_dry():
+    """Validating a rule edit: allowing 6 players in Ramen Ink makes the topping deck run out
+    (6 rounds x 7 cards > 40): the deck invariant fails with a game that shows it."""
+    from helpers import ROOT
+    text = (ROOT / "spec" / "ramen_ink.rules").read_text()
+    assert "players 2..5 " in text
+    edited = text.replace("players 2..5 ", "players 2..6 ", 1)
+    program = program_of(edited)
+    report = verify(program, {}, players=[6], budget=Budget(games=20, timeout=10), only={"deck_lasts"})
+    (r,) = report.results
+    assert r.name == "deck_lasts" and r.status == "violated" and r.expected == "proved" and not report.as_expected
+    replays(Engine(program), r)
+    assert "deck_lasts" in r.trace_text
+
+
+def test_ramen_literal_offer_runs_dry():
+    """Ramen's offer property: violated under grunchie_offer=literal in the 2-player game, as
+    the spec expects; the counterexample is a game that replays."""
+    from helpers import ROOT
+    program = program_of((ROOT / "spec" / "ramen.rules").read_text())
+    report = verify(program, {"grunchie_offer": "literal"}, players=[2], budget=Budget(games=100, timeout=10),
+                    only={"offer_never_dry"})
+    (r,) = report.results
+    assert r.status == "violated" and r.expected == "violated" and report.as_expected
+    replays(Engine(program), r)

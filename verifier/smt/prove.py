@@ -27,13 +27,14 @@ from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, Encoder, NotEncoded, and_all, bool_int, total, eq_leaf, eq_val, implies, is_false, is_true, literal, not_, num, or_all, z3)
-from .relation import Alternative, Candidate, Relation
+from .relation import Alternative, Candidate, OutOfTime, Relation
 from .transition import initial, legal, fresh_params
 
 __all__ = ["Prover", "Verdict"]
 
 HINT_TIMEOUT_MS = 1500  # per solver call about frame facts (spec invariants get the full time-out)
 HINT_BUDGET_S = 6.0  # per alternative and round for frame facts; what is unsettled then is dropped
+HINT_SHARE = 0.4  # of the time budget for frame facts; after it, each alternative gets a glance
 
 
 @dataclass
@@ -77,8 +78,12 @@ class Prover:
 
     def alternatives(self, d: int) -> list:
         self.check_budget()
+        self.rel.deadline = self.deadline
         try:
             return self.rel.alternatives(d)
+        except OutOfTime:
+            raise OutOfBudget(f"the time budget of {self.budget:.0f} s (--budget) ran out before this was settled "
+                              f"(encoding the moves at line {self.p.decisions[d].node.span.line})") from None
         except NotEncoded as exc:
             raise Unsettled(f"the moves at the decision point at line {self.p.decisions[d].node.span.line} are "
                             f"beyond the Z3 encoding's limits: {exc}") from None
@@ -239,6 +244,8 @@ class Prover:
         they are help, not claims)."""
         live = list(cands)
         encoded: dict = {}  # (decision, alternative index, candidate name) -> Z3 term after the move
+        remaining = (self.deadline - time.perf_counter()) if self.deadline is not None else 600.0
+        stage_end = time.perf_counter() + HINT_SHARE * remaining
         while live:
             dropped: dict[str, tuple] = {}
             assume = self.assumptions(given + live)
@@ -255,7 +262,9 @@ class Prover:
                             encoded[key] = c.at(alt.step.state, alt.step.snapshots)
                         if not is_true(encoded[key]) and c.name not in dropped:
                             goals[c.name] = encoded[key]
-                    deadline = None if budget_s is None else time.perf_counter() + budget_s
+                    now = time.perf_counter()
+                    # past the stage's share of the budget, frame facts get a glance each, not a look
+                    deadline = None if budget_s is None else now + (budget_s if now < stage_end else 0.3)
                     self._houdini(sol, goals, dropped, d, alt, deadline)
             if not dropped:
                 return live
@@ -330,7 +339,7 @@ class Prover:
                 pre_ids = {id(o) for o in alt.pre}
                 sol.add(*assume, *self._at(d, alt))
                 failing: dict = {}
-                deadline = time.perf_counter() + 3 * self.timeout_ms / 1000
+                deadline = time.perf_counter() + self.timeout_ms / 1000
                 # legality obligations are asked without the legality guard (the engine evaluates
                 # requirements to find the legal moves); the move's own with it
                 self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) in pre_ids}, failing, d, alt, deadline)

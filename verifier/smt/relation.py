@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import time
 from dataclasses import dataclass
 
 from ..frontend.typecheck import Program, walk
@@ -27,6 +28,10 @@ __all__ = ["Alternative", "Relation", "Candidate"]
 
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
 MAX_CASES = 256  # cases of loop positions at one decision point
+
+
+class OutOfTime(Exception):
+    """Building alternatives went past `Relation.deadline`."""
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Relation:
         self.state = StateVars(program, n, options, 0)
         self.snaps = fresh_snapshots(program, n, 0)
         self._alts: dict[int, list] = {}
+        self.deadline: float | None = None  # perf_counter time after which building raises OutOfTime
         self._keys = snapshot_keys(program)
 
     # ------------------------------------------------------------ alternatives
@@ -76,6 +82,8 @@ class Relation:
         node = info.node
         out = []
         for label, s, snaps, held in self._cases(d, split_positions):
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise OutOfTime(f"out of time while encoding the decision point at line {node.span.line}")
             if isinstance(node, N.Chance):
                 t = p.type_of(node.source).elem
                 x = fresh(t, f"{node.var}@draw{d}", n)

@@ -189,7 +189,10 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     prover = Prover(program, n, values, budget.timeout, progress=lambda s: _say(progress, f"{n} players: {s}"),
                     samples=states, invariants=[inv for inv in program.invariants if inv.name not in violated],
                     budget=budget.proof)
-    verdicts = prover.invariants() if spec_invs or wanted("well_formed") or wanted("no_deadlock") else {}
+    # only what play has not settled needs a proof (the score bounds need the invariants)
+    open_claims = [inv for inv in spec_invs if inv.name not in violated] + \
+        [b for b in ("well_formed", "no_deadlock", "termination") if wanted(b) and b not in violated]
+    verdicts = prover.invariants() if open_claims or only is None else {}
     for inv in spec_invs:
         where = str(inv.span)
         if inv.name in violated:
@@ -197,7 +200,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         else:
             add(inv.name, inv.sentence, where, verdicts.get(inv.name, Verdict("unknown", "", "not checked")))
     wf = None
-    if wanted("well_formed") or wanted("termination"):
+    if (wanted("well_formed") and "well_formed" not in violated) or wanted("termination"):
         wf = prover.obligations()
     if wanted("well_formed"):
         if "well_formed" in violated:
