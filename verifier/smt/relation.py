@@ -82,8 +82,7 @@ class Relation:
         node = info.node
         out = []
         for label, s, snaps, held in self._cases(d, split_positions):
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                raise OutOfTime(f"out of time while encoding the decision point at line {node.span.line}")
+            self._tick(node)
             if isinstance(node, N.Chance):
                 t = p.type_of(node.source).elem
                 x = fresh(t, f"{node.var}@draw{d}", n)
@@ -93,6 +92,7 @@ class Relation:
                                        {node.var: x}, step, pre, held))
             elif isinstance(node, N.Choose):
                 for mi in info.moves:
+                    self._tick(node)
                     params = fresh_params(p, mi, n, f"m{d}")
                     ok, pre = legal(p, n, o, s, mi, params, s.cur)
                     step = successor(p, n, o, s, d, mi, params, snaps)
@@ -114,6 +114,10 @@ class Relation:
                     out.append(Alternative(d, ", ".join(mi.move.name for mi in combo) + label, and_all(guards),
                                            params, step, pre, held))
         return out
+
+    def _tick(self, node) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime(f"out of time while encoding the decision point at line {node.span.line}")
 
     def _cases(self, d: int, split_positions: bool) -> list:
         """The free state at d split into cases by facts of the flow's structure: (label, state,

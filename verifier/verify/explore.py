@@ -192,6 +192,20 @@ def _random_pick(rng: random.Random) -> Pick:
     return pick
 
 
+def _edge_pick(rng: random.Random, end: int, bias: float = 0.9) -> Pick:
+    """Mostly the first (end=0) or last (end=-1) legal action, sometimes a random one: play that
+    keeps pressing at one edge of the action space (the lowest target, the smallest card) —
+    where uniform play rarely goes and corner cases (a full bin, an empty offer) live. Chance
+    keeps its probabilities."""
+    fair = _random_pick(rng)
+
+    def pick(who, options, weights):
+        if who == CHANCE or rng.random() > bias:
+            return fair(who, options, weights)
+        return options[end]
+    return pick
+
+
 def _error_key(exc: RuleError) -> tuple:
     # one finding per spec location: the message may carry the offending value
     return (RULE_ERROR, exc.where or exc.plain)
@@ -239,13 +253,17 @@ def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, 
 
 def search(game: Game, *, games: int, max_steps: int, seed: int,
            progress: Callable[[int, int], None] | None = None, deadline: float | None = None) -> Findings:
-    """Random playouts (chance by its probabilities), checking every state reached.
+    """Random playouts (chance by its probabilities), checking every state reached. One game in
+    four leans on an edge of the action space (`_edge_pick`).
 
     `deadline` is a `time.monotonic()` value; playouts stop once it has passed.
     Findings are in the order first found; each keeps the shortest history.
     """
     rng = random.Random(seed)
-    pick = _random_pick(rng)
+    # most games uniform; every fourth presses at an edge of the action space (first, then last)
+    uniform = _random_pick(rng)
+    picks = [uniform] * 3 + [_edge_pick(rng, 0)] + [uniform] * 3 + [_edge_pick(rng, -1)]
+    pick = picks[0]
     result = Findings()
     best: dict[tuple, Finding] = {}
     start = time.monotonic()
@@ -253,6 +271,7 @@ def search(game: Game, *, games: int, max_steps: int, seed: int,
         if deadline is not None and time.monotonic() > deadline:
             result.out_of_time = True
             break
+        pick = picks[i % len(picks)] if games >= 4 else picks[0]
         found, length = _playout(game, pick, max_steps)
         for key, finding in found:
             if key not in best or len(finding.history) < len(best[key].history):
