@@ -209,7 +209,13 @@ class Prover:
         try:
             hints = self._fixpoint([c for c in live if c.node is None], [], min(self.timeout_ms, HINT_TIMEOUT_MS),
                                    HINT_BUDGET_S, {})
-            claims = self._fixpoint([c for c in live if c.node is not None], hints, self.timeout_ms, None, failing)
+            # each claim alone first (small formulas: one invariant over the frame facts), then
+            # what is left together, helped by the ones proved alone
+            alone = []
+            for c in [c for c in live if c.node is not None]:
+                alone += self._fixpoint([c], hints, self.timeout_ms, None, {})
+            rest = [c for c in live if c.node is not None and c not in alone]
+            claims = alone + self._fixpoint(rest, hints + alone, self.timeout_ms, None, failing)
         except Unsettled as exc:
             self.proved = []
             for c in live:
