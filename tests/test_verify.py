@@ -265,3 +265,17 @@ def test_ramen_literal_offer_runs_dry():
     (r,) = report.results
     assert r.status == "violated" and r.expected == "violated" and report.as_expected
     replays(Engine(program), r)
+
+
+def test_a_false_invariant_is_never_proved():
+    """The proof side alone (no play): an invariant false in reachable states must not come out
+    proved — this fails if the assumptions of the induction were contradictory (vacuous) or a
+    frame fact were wrongly trusted."""
+    from verifier.smt.prove import Prover
+    program = program_of(COUNTING.replace("total <= 2 * moves", "total <= 7"))
+    game = Game(Engine(program), 2, {})
+    from verifier.verify.run import _sample
+    states, _ = _sample(game, 20, 1, 1000)
+    verdicts = Prover(program, 2, dict(game.option_values), 10, samples=states).invariants()
+    assert verdicts["per_move"].status != "proved"
+    assert verdicts["few_moves"].status == "proved"  # the true one still is

@@ -513,6 +513,13 @@ class FlowWalk(Exec):
         self.forks = 0
         self.tasks = 0
 
+    def step(self, options: dict) -> "Step":
+        """The walk's final frame as a successor."""
+        fr = self.fr
+        out = StateVars(self.p, self.n, options, None,
+                        values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
+        return Step(out, fr.snaps, list(self.enc.obligations))
+
     def walks(self, st) -> bool:
         """Followed by the walk rather than executed: it holds a decision point, or is an `if`
         holding an `end` (which stops the flow: a fork, not a merge)."""
@@ -719,10 +726,7 @@ def joint_successor(program: Program, n: int, options: dict, state: StateVars, d
     walker.fr.py = {}
     walker.flow = True
     walker.resume(decision)
-    fr = walker.fr
-    out = StateVars(program, n, options, None,
-                    values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
-    return Step(out, fr.snaps, list(walker.enc.obligations))
+    return walker.step(options)
 
 
 # ====================================================================== the relation's other parts
@@ -771,10 +775,7 @@ def initial(program: Program, n: int, options: dict) -> Step:
     walker.flow = True
     if program.flow is not None:
         walker.walk([("stmts", program.flow.body.stmts, 0)])
-    fr = walker.fr
-    out = StateVars(program, n, options, None,
-                    values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
-    return Step(out, fr.snaps, list(walker.enc.obligations))
+    return walker.step(options)
 
 
 def chance_successor(program: Program, n: int, options: dict, state: StateVars, decision: int, outcome,
@@ -789,10 +790,7 @@ def chance_successor(program: Program, n: int, options: dict, state: StateVars, 
     walker = FlowWalk(program, n, options, fr)
     walker.flow = True
     walker.resume(decision)
-    fr = walker.fr
-    out = StateVars(program, n, options, None,
-                    values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
-    return Step(out, fr.snaps, list(walker.enc.obligations))
+    return walker.step(options)
 
 
 def _state_encoder(program: Program, n: int, options: dict, state: StateVars, scope_: dict) -> Encoder:
