@@ -270,7 +270,7 @@ class Prover:
                             goals[c.name] = encoded[key]
                     now = time.perf_counter()
                     # past the stage's share of the budget, frame facts get a glance each, not a look
-                    deadline = None if budget_s is None else now + (budget_s if now < stage_end else 0.3)
+                    deadline = self.deadline if budget_s is None else now + (budget_s if now < stage_end else 0.3)
                     self._houdini(sol, goals, dropped, d, alt, deadline)
             if not dropped:
                 return live
