@@ -9,6 +9,13 @@ from verifier.frontend import check_text, load_program
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "spec" / "examples"
+SPEC_PATHS = {  # every bundled spec, by short name
+    "tictactoe": EXAMPLES / "tictactoe.rules",
+    "goofspiel": EXAMPLES / "goofspiel.rules",
+    "ramen": ROOT / "spec" / "ramen.rules",
+    "ramen_ink": ROOT / "spec" / "ramen_ink.rules",
+    "wasabi": ROOT / "spec" / "wasabi.rules",
+}
 
 
 def engine_for(path: Path | str) -> Engine:

@@ -32,7 +32,7 @@ from verifier.smt import encode as E
 from verifier.smt.encode import (Encoder, NotEncoded, StateVars, concrete, dom_lo, dom_size, eq_val, literal, num,
                                  scope, to_python, z3)
 
-from helpers import EXAMPLES, ROOT, engine_for, engine_from_text
+from helpers import EXAMPLES, ROOT, SPEC_PATHS, engine_for, engine_from_text
 
 SPEC = ROOT / "spec"
 
@@ -162,13 +162,7 @@ invariant pile_fits "the pile fits": size(pile) <= 5
 invariant lit_ok "lit cells are cells": all(c in lit: row(c) < 3)
 '''
 
-PATHS = {
-    "tictactoe": EXAMPLES / "tictactoe.rules",
-    "goofspiel": EXAMPLES / "goofspiel.rules",
-    "ramen": SPEC / "ramen.rules",
-    "ramen_ink": SPEC / "ramen_ink.rules",
-    "wasabi": SPEC / "wasabi.rules",
-}
+PATHS = SPEC_PATHS
 
 # (spec, players, options): every player count the specs allow, and non-default readings
 CONFIGS = [

@@ -34,15 +34,9 @@ from verifier.smt import encode as E
 from verifier.smt import transition as T
 from verifier.smt.encode import CTX, concrete, dom_lo, dom_size, fresh, is_true, literal, num, or_all, to_python, z3
 
-from helpers import EXAMPLES, ROOT, engine_for
+from helpers import EXAMPLES, ROOT, SPEC_PATHS, engine_for
 
-PATHS = {
-    "tictactoe": EXAMPLES / "tictactoe.rules",
-    "goofspiel": EXAMPLES / "goofspiel.rules",
-    "ramen": ROOT / "spec" / "ramen.rules",
-    "ramen_ink": ROOT / "spec" / "ramen_ink.rules",
-    "wasabi": ROOT / "spec" / "wasabi.rules",
-}
+PATHS = SPEC_PATHS
 
 CONFIGS = [
     ("tictactoe", 2, {}),

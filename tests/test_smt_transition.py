@@ -29,15 +29,9 @@ from verifier.smt.encode import (NotEncoded, SeqVal, StateVars, and_, concrete, 
                                  ite, lift, literal, num, or_, to_python, z3)
 from verifier.smt.transition import Exec, Frame, joint_successor, merge, snapshots_of, successor
 
-from helpers import EXAMPLES, ROOT, engine_for, engine_from_text
+from helpers import EXAMPLES, ROOT, SPEC_PATHS, engine_for, engine_from_text
 
-PATHS = {
-    "tictactoe": EXAMPLES / "tictactoe.rules",
-    "goofspiel": EXAMPLES / "goofspiel.rules",
-    "ramen": ROOT / "spec" / "ramen.rules",
-    "ramen_ink": ROOT / "spec" / "ramen_ink.rules",
-    "wasabi": ROOT / "spec" / "wasabi.rules",
-}
+PATHS = SPEC_PATHS
 
 # Every statement form: append, add, remove (set and sequence, with duplicates), index and nested
 # index assignment, += and -= (ints, sets) with range errors, let (move and flow), if/elif/else,
