@@ -34,7 +34,6 @@ from verifier.smt.encode import (Encoder, NotEncoded, StateVars, concrete, dom_l
 
 from helpers import EXAMPLES, ROOT, SPEC_PATHS, engine_for, engine_from_text
 
-SPEC = ROOT / "spec"
 
 # A spec that uses every expression form, operator, aggregate and built-in,
 # including negative division, out-of-domain values and partial operations.
