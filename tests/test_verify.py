@@ -50,7 +50,8 @@ def program_of(text: str):
 
 def run(text: str, **kw):
     program = program_of(text)
-    report = verify(program, kw.pop("options", {}), budget=Budget(games=kw.pop("games", 60), timeout=10), **kw)
+    budget = Budget(games=kw.pop("games", 60), timeout=10, **kw.pop("budget", {}))
+    report = verify(program, kw.pop("options", {}), budget=budget, **kw)
     engine = Engine(program)
     for r in report.results:
         if r.trace is not None:
@@ -98,13 +99,70 @@ def test_planted_invariant_violation_is_a_replayable_game():
 
 def test_true_but_not_inductive_is_unknown_not_proved():
     # true in play (5 rounds of at most 2), but a free state with total = 10 at round 1 breaks it
-    # and nothing in the spec relates total to the rounds: the honest answer is unknown
+    # and nothing in the spec relates total to the rounds: one-step induction cannot prove it,
+    # and with paths of at most 2 steps and no k-induction, nothing else can: unknown
     text = COUNTING.replace('invariant few_moves "at most five moves": moves <= 5\n', '') \
         .replace("total <= 2 * moves", "total <= 10 or moves > 100")
-    res, report = run(text)
+    res, report = run(text, budget={"depth": 2, "k": 1})
     assert res["per_move"].status in ("unknown", "proved")  # proved only if the frame facts suffice
     if res["per_move"].status == "unknown":
         assert "inductive" in res["per_move"].reason or "gave up" in res["per_move"].reason
+    else:
+        assert res["per_move"].method == "inductive"
+    # every game is 5 moves long: checking every path to its end proves it
+    res, report = run(text)
+    assert res["per_move"].status == "proved"
+    assert res["per_move"].method in ("inductive", "bounded-complete to 5")
+
+
+SHIFT = HEAD + '''
+var x: 0..9 = 0
+var y: 0..9 = 0
+flow {
+  for r in 1..40 {
+    choose turn {
+      move set(k: 0..3) "sets {k}" { x = y  y = k }
+    }
+    turn = next_player(turn)
+  }
+}
+outcome { score p: x }
+invariant small "x stays small": x <= 3
+'''
+
+
+def test_k_induction_proves_what_one_step_induction_cannot():
+    # x = 0, y = 9 is a state where x <= 3 holds and the next move breaks it; two steps in a row
+    # cannot start there (y is some k <= 3 after any move). 40 moves: too deep for the paths.
+    res, report = run(SHIFT, players=[2])
+    assert res["small"].status == "proved" and res["small"].method == "2-inductive"
+    assert res["small"].as_expected
+    # the proved claim helps the score bounds: x <= 3 at the end
+    assert [b["proved"] for b in report.score_bounds if b["player"] == 0] == [[0, 3]]
+    # without k-induction (k = 1) it stays unknown: k-induction is what proves it
+    res, _ = run(SHIFT, players=[2], budget={"k": 1})
+    assert res["small"].status == "unknown" and not res["small"].as_expected
+
+
+def test_k_induction_does_not_reach_beyond_k():
+    # a register four long needs 4-induction: with k <= 3 and 40 moves (deeper than the paths)
+    # the honest answer is unknown
+    text = SHIFT.replace("var y: 0..9 = 0", "var y: 0..9 = 0\nvar z: 0..9 = 0\nvar w: 0..9 = 0") \
+        .replace("x = y  y = k", "x = y  y = z  z = w  w = k")
+    res, _ = run(text, players=[2])
+    assert res["small"].status == "unknown"
+    res, _ = run(text, players=[2], budget={"k": 4})
+    assert res["small"].status == "proved" and res["small"].method == "4-inductive"
+
+
+def test_bounded_model_checking_finds_a_violation_play_did_not():
+    # no random games: the violation comes from the solver's path, replayed as a game by the
+    # engine (run() replays every trace and checks the engine's own invariant check fails)
+    text = SHIFT.replace("x <= 3", "x <= 2")
+    res, _ = run(text, players=[2], games=0)
+    r = res["small"]
+    assert r.status == "violated" and r.method == "bounded"
+    assert len(r.trace["history"]) == 2  # the shortest: set 3, then anything
 
 
 DEADLOCK = HEAD + '''

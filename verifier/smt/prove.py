@@ -320,6 +320,119 @@ class Prover:
             self.invariants()
         return self.assumptions(self.proved)
 
+    # ------------------------------------------------------------ deeper: paths of several steps
+    def deepen(self, names: list[str], max_depth: int, k_max: int = 3) -> dict[str, Verdict]:
+        """For spec invariants the one-step induction left unknown (`names`):
+
+        1. bounded model checking from the initial state, one transition deeper at a time, up to
+           `max_depth`: a claim false at the end of some path is `violated` — the path is a real
+           game (the initial state is concrete), its model in `details` for the caller to replay;
+           once no game can go on past depth N, every reachable state has been checked and the
+           claims left are `proved`, bounded-complete to N;
+        2. else k-induction for k = 2..k_max (its base: the depths step 1 checked): the claims
+           left, assumed on k consecutive states linked by T (each with the proved invariants and
+           frame facts), must hold at the next one. Claims that fail are dropped until a fixpoint.
+
+        Returns verdicts for the claims it settled; the others keep their one-step verdict."""
+        from .unroll import Path, same_state
+        t0 = time.perf_counter()
+        claims = [c for c in self.candidates() if c.node is not None and c.name in names]
+        if not claims:
+            return {}
+        lemmas = self.proved or []
+        path = Path(self.rel, self.alternatives)
+        out: dict[str, Verdict] = {}
+        try:
+            depth, complete = self._bounded(path, claims, lemmas, max_depth, out, same_state)
+            left = [c for c in claims if c.name not in out]
+            if complete:
+                for c in left:
+                    out[c.name] = Verdict("proved", f"bounded-complete to {depth}",
+                                          f"checked on every game: no game goes on past {depth} steps")
+            else:
+                for k in range(2, k_max + 1):
+                    if not left or depth < k - 1:
+                        break
+                    proved = self._k_inductive(path, left, lemmas, k)
+                    for c in proved:
+                        out[c.name] = Verdict("proved", f"{k}-inductive",
+                                              f"inductive over {k} consecutive steps (base: every game's first "
+                                              f"{depth} steps checked), with {len(lemmas)} proved invariants and "
+                                              "frame facts")
+                    left = [c for c in left if c not in proved]
+        except Unsettled:
+            pass  # what is not settled keeps its one-step verdict
+        # a claim proved here holds in every reachable state: the later checks may assume it
+        self.proved = lemmas + [c for c in claims if out.get(c.name, Verdict("")).status == "proved"]
+        for v in out.values():
+            v.seconds = time.perf_counter() - t0
+        return out
+
+    def _bounded(self, path, claims: list, lemmas: list, max_depth: int, out: dict, same_state) -> tuple[int, bool]:
+        """Bounded model checking (step 1 of `deepen`): (the depth checked, whether it is complete)."""
+        init = initial(self.p, self.n, self.options)
+        s0, snaps0 = path.state(0)
+        sol = self.solver()
+        sol.add(same_state(self.rel, s0, snaps0, init.state, init.snapshots))
+        live = list(claims)
+        for j in range(1, max_depth + 1):
+            self.check_budget()
+            self.progress(f"bounded paths: depth {j}")
+            sol.add(path.link(j - 1))
+            sj, snj = path.state(j)
+            goals = {c.name: c.at(sj, snj) for c in live}
+            while goals:
+                r = sol.check(not_(and_all(goals.values())))
+                if r == z3.unknown:
+                    return j - 1, False
+                if r == z3.unsat:
+                    break
+                m = sol.model()
+                refuted = [k for k, g in goals.items() if is_false(m.eval(g, model_completion=True))] or list(goals)
+                for name in refuted:
+                    out[name] = Verdict("violated", "bounded", f"a game of {j} steps breaks it",
+                                        details={"model": m, "path": path, "depth": j})
+                    del goals[name]
+            live = [c for c in live if c.name not in out]
+            r = sol.check(not_(eq_leaf(sj.pc, num(-1))))
+            if r == z3.unsat:
+                return j, True
+            if r == z3.unknown:
+                return j - 1, False
+        return max_depth, False
+
+    def _k_inductive(self, path, claims: list, lemmas: list, k: int) -> list:
+        """The largest subset of `claims` that is k-inductive together (step 2 of `deepen`)."""
+        live = list(claims)
+        while live:
+            self.check_budget()
+            self.progress(f"{k}-induction over {len(live)} claims")
+            sol = self.solver()
+            for i in range(k + 1):
+                si, sni = path.state(i)
+                sol.add(*self.rel.ranges(si, sni), *[c.at(si, sni) for c in lemmas])
+                if i < k:
+                    sol.add(*[c.at(si, sni) for c in live], path.link(i))
+            sk, snk = path.state(k)
+            failing: dict = {}
+            goals = {c.name: c.at(sk, snk) for c in live}
+            while goals:
+                r = sol.check(not_(and_all(goals.values())))
+                if r == z3.unsat:
+                    break
+                if r == z3.unknown:
+                    failing.update(dict.fromkeys(goals))
+                    break
+                m = sol.model()
+                refuted = [name for name, g in goals.items() if is_false(m.eval(g, model_completion=True))] or list(goals)
+                for name in refuted:
+                    failing[name] = None
+                    del goals[name]
+            if not failing:
+                return live
+            live = [c for c in live if c.name not in failing]
+        return []
+
     # ------------------------------------------------------------ well_formed
     def obligations(self) -> Verdict:
         try:

@@ -28,6 +28,7 @@ from ..smt.encode import Encoder, is_true, z3
 from ..smt.prove import Prover, Verdict
 from . import explore
 from .length import max_length
+from .witness import game_of_path
 
 __all__ = ["Result", "Report", "verify", "BUILTINS"]
 
@@ -113,6 +114,8 @@ class Budget:
     samples: int = 30  # playouts whose decision-point states propose frame facts
     timeout: float = 20.0  # seconds per solver call
     proof: float | None = 240.0  # seconds for all the proofs of one player count (None: no limit)
+    depth: int = 30  # transitions unrolled by bounded model checking (and at most the proved length)
+    k: int = 3  # the largest k tried by k-induction
 
 
 def _say(progress, text):
@@ -171,10 +174,14 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         if key is not None and key not in violated:
             violated[key] = f
 
+    bounded_seconds: dict[str, float] = {}  # violations found by bounded model checking
+
     def violation(name, f: explore.Finding, sentence, where):
         trace = explore.trace_json(game, f.history, failing=f)
         text = explore.render_trace(game, f.history, failing_text=f.describe())
-        add(name, sentence, where, Verdict("violated", "search", f.describe(), search_seconds), trace, text)
+        method = "bounded" if name in bounded_seconds else "search"
+        add(name, sentence, where, Verdict("violated", method, f.describe(), bounded_seconds.get(name, search_seconds)),
+            trace, text)
 
     # 2. prove
     states, best = _sample(game, budget.samples, 1000 + n, budget.max_steps)
@@ -187,6 +194,27 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     open_claims = [inv for inv in spec_invs if inv.name not in violated] + \
         [b for b in ("well_formed", "no_deadlock", "termination") if wanted(b) and b not in violated]
     verdicts = prover.invariants() if open_claims or only is None else {}
+    length = max_length(program, n)
+    unsettled = [name for name, v in verdicts.items() if v.status == "unknown"]
+    if unsettled:
+        bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
+            else budget.depth
+        # one step past the static bound confirms no game goes on (completeness is read off the paths)
+        for name, v in prover.deepen(unsettled, min(bound + 1, budget.depth), budget.k).items():
+            if v.status == "violated":
+                history = game_of_path(game, program, v.details["path"], v.details["model"], v.details["depth"])
+                inv = next(i for i in program.invariants if i.name == name)
+                if history is None or name not in [x for x, _, _ in explore.replay_history(game, history)
+                                                   .check_invariants()]:
+                    v = Verdict("unknown", "bounded", f"bounded model checking found a path of {v.details['depth']} "
+                                "steps that breaks it, but the engine does not confirm it: an encoding fault, "
+                                "please report it", v.seconds)
+                else:
+                    violated[name] = explore.Finding(explore.INVARIANT, name, str(inv.sentence), str(inv.span),
+                                                     history)
+                    bounded_seconds[name] = v.seconds
+                    continue
+            verdicts[name] = v
     for inv in spec_invs:
         where = str(inv.span)
         if inv.name in violated:
@@ -208,7 +236,6 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
             add("no_deadlock", BUILTINS["no_deadlock"], "", prover.deadlocks())
 
     # 3. termination
-    length = max_length(program, n)
     lengths = {"decisions": length.decisions, "chance": length.chance}
     if wanted("termination"):
         t = time.perf_counter()
