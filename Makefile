@@ -20,11 +20,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 # The main job: every bundled spec is checked (types, examples), compiled, played, and
-# verified (every invariant and built-in property, every player count, default options;
-# exit 1 if any result differs from what the spec expects). Counterexample games go to
-# build/traces/. VERIFY_FLAGS tunes it, e.g. `make verify VERIFY_FLAGS="--budget 600"`.
+# verified (every invariant and built-in property, every player count, default options).
+# It fails if any result contradicts what the spec expects (`rulebook verify` exit 1). A
+# property the spec expects proved that came out `unknown` (exit 4) is listed in the table
+# and in a closing warning, and fails the job only with STRICT=1. Counterexample games go
+# to build/traces/. VERIFY_FLAGS tunes it, e.g. `make verify VERIFY_FLAGS="--budget 600"`.
 SPECS = $(wildcard spec/*.rules spec/examples/*.rules)
 VERIFY_FLAGS ?= --budget 120
+STRICT ?=
 
 verify: $(STAMP)
 	$(BIN)/rulebook check $(SPECS)
@@ -34,7 +37,13 @@ verify: $(STAMP)
 		echo "$(BIN)/rulebook play $$spec --games 200 --seed 1"; \
 		$(BIN)/rulebook play "$$spec" --games 200 --seed 1; \
 	done
-	$(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --trace-dir build/traces
+	@echo "$(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --trace-dir build/traces"
+	@status=0; $(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --trace-dir build/traces || status=$$?; \
+	if [ $$status -eq 4 ]; then \
+		echo "make verify: WARNING: no result contradicts the specs, but some properties they expect"; \
+		echo "  proved are unknown (not proved): see the tables above. STRICT=1 makes this an error."; \
+		if [ -n "$(STRICT)" ]; then exit 4; fi; \
+	elif [ $$status -ne 0 ]; then exit $$status; fi
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests

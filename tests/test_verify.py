@@ -289,6 +289,24 @@ def test_cli_json_and_exit_codes(capsys, tmp_path):
     assert main(["play", str(bad), "--replay", str(saved)]) == 0
 
 
+def test_cli_exit_code_tells_unproved_from_contradicted(capsys, tmp_path):
+    # 4: nothing contradicts the spec, but a proof it expects is missing; 0 once the proof is
+    # found (a larger k); 1 when the spec expects a violation that does not happen
+    spec = tmp_path / "shift.rules"
+    spec.write_text(SHIFT)
+    args = ["verify", str(spec), "--players", "2", "--games", "20", "--json"]
+    assert main(args + ["--k", "1"]) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["outcome"] == "inconclusive" and not out["as_expected"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["outcome"] == "as_expected"
+    spec.write_text(SHIFT + 'expect small violated "planted: it never is"\n')
+    assert main(args) == 1
+    assert json.loads(capsys.readouterr().out)["outcome"] == "differs"
+    assert main(["verify", str(spec), "--k", "0"]) == 1
+    assert "--k" in capsys.readouterr().err
+
+
 def test_cli_errors_are_clear(capsys, tmp_path):
     assert main(["verify", str(EXAMPLES / "tictactoe.rules"), "--property", "nope"]) == 1
     assert "no property 'nope'" in capsys.readouterr().err

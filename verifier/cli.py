@@ -1,8 +1,10 @@
 """The `rulebook` command: subcommands, exit codes, --json everywhere.
 
 Exit codes: 0 success; 1 a user-facing error (a bad spec, option, state or
-move, or a game whose rules break while playing); 2 a usage error (bad
-command line); 3 an internal error of rulebook itself (a bug: please report).
+move, or a game whose rules break while playing; for `verify`, a result that
+contradicts what the spec expects); 2 a usage error (bad command line); 3 an
+internal error of rulebook itself (a bug: please report); 4 (`verify` only)
+nothing contradicts the spec but some expected proofs were not found.
 No Python traceback reaches a user unless --debug is given.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ import traceback
 from .diagnostics import Sources, SpecError, has_errors, render
 from .engine.lib import RuleError
 
-EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_INTERNAL, EXIT_UNPROVED = 0, 1, 2, 3, 4
 
 
 class UserError(Exception):
@@ -83,13 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the built-in properties termination, no_deadlock and well_formed. Random play "
                                    "searches for games that break a property (status `violated`, with the game); Z3 "
                                    "proves the rest by induction for every reachable state (status `proved`, with "
-                                   "the method); what neither settles is `unknown`, with the reason. Final-score "
+                                   "the method: inductive, k-inductive, bounded-complete to N steps), or by "
+                                   "checking every game to its end when games are short (bounded model checking); "
+                                   "what none settles is `unknown`, with the reason. Final-score "
                                    "bounds are proved and compared with the best games seen.\n\n"
                                    "A spec may say what it expects (`expect NAME STATUS when COND \"why\"`); "
                                    "the default expectation is `proved`.",
-                       epilog="Exit codes: 0 every result is as the spec expects; 1 some result differs (a new "
-                              "violation, an expected violation that no longer happens, or a property not "
-                              "proved), or a spec error; 2 bad command line; 3 internal error.\n\n"
+                       epilog="Exit codes: 0 every result is as the spec expects; 1 some result contradicts it "
+                              "(a new violation, an expected violation that no longer happens, a proof where "
+                              "the spec expects a violation), or a spec error; 2 bad command line; 3 internal "
+                              "error; 4 nothing contradicts the spec, but some properties it expects proved "
+                              "came out unknown (not proved).\n\n"
                               "Example: rulebook verify spec/examples/tictactoe.rules\n"
                               "         rulebook verify SPEC --players 3 --option NAME=VALUE --property NAME --json",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -102,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--budget", type=float, default=240.0, metavar="S",
                    help="seconds for all the proofs of one player count (default 240); what is not settled "
                         "then is unknown")
+    v.add_argument("--depth", type=int, default=30, metavar="N",
+                   help="steps that bounded model checking unrolls from the start (default 30); if every game "
+                        "ends within them, what holds on every path is proved")
+    v.add_argument("--k", type=int, default=3, metavar="K",
+                   help="the largest k for k-induction (default 3; 1 turns it off)")
     v.add_argument("--games", type=int, default=300, metavar="G",
                    help="random games searched for counterexamples per player count (default 300)")
     v.add_argument("--trace-dir", metavar="DIR", help="also write each counterexample as DIR/<spec>-<property>-<players>p.json "
@@ -210,6 +221,8 @@ def cmd_verify(args, sources: Sources) -> int:
     from .verify.run import BUILTINS, Budget, verify
     if args.timeout <= 0 or args.budget <= 0:
         raise UserError("--timeout and --budget must be positive")
+    if args.depth < 0 or args.k < 1:
+        raise UserError("--depth must be at least 0 and --k at least 1")
     if args.games < 1:
         raise UserError("--games must be at least 1")
     given = _option_pairs(args.option)
@@ -234,7 +247,7 @@ def cmd_verify(args, sources: Sources) -> int:
             elif show:
                 sys.stderr.write(f"\r\x1b[K{os.path.basename(_path)}: {text}")
                 sys.stderr.flush()
-        budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget)
+        budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k)
         report = verify(program, given, _player_counts(args.players, program), budget, progress, only)
         if show:
             sys.stderr.write("\r\x1b[K")
@@ -247,7 +260,10 @@ def cmd_verify(args, sources: Sources) -> int:
     if args.json:
         out = [r.as_json() for r in reports]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
-    return EXIT_OK if all(r.as_expected for r in reports) else EXIT_USER
+    outcomes = {r.outcome for r in reports}
+    if "differs" in outcomes:
+        return EXIT_USER
+    return EXIT_UNPROVED if "inconclusive" in outcomes else EXIT_OK
 
 
 def _write_traces(directory: str, report) -> None:

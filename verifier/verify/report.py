@@ -62,7 +62,12 @@ def format_report(report: Report, traces: bool = True) -> str:
             gap = f", gap {b['gap']}" if b["gap"] is not None else ""
             lines.append(f"    {b['players']} players, P{b['player'] + 1}: [{_num(lo)}, {_num(hi)}] | "
                          f"seen [{_num(wl)}, {_num(wh)}]{gap}")
-    verdict = "as the spec expects" if report.as_expected else "NOT as the spec expects"
+    open_ = sum(1 for r in report.results if r.inconclusive)
+    differ = sum(1 for r in report.results if r.contradicts)
+    verdict = {"as_expected": "as the spec expects",
+               "inconclusive": f"none contradicts the spec, but {open_} not proved (unknown)",
+               "differs": f"{differ} NOT as the spec expects" + (f", {open_} not proved (unknown)" if open_ else "")
+               }[report.outcome]
     lines.append(f"  {len(report.results)} results, {verdict}, {report.seconds:.1f} s")
     if traces:
         for r in report.results:

@@ -11,7 +11,9 @@ deterministic play looks for an endless game, a lasso). A property's status:
 - `unknown`: neither, with the reason (not inductive, solver time-out, no measure).
 
 Each property is compared with what the spec expects of it (`expect NAME STATUS when ...`,
-default `proved`); `Report.as_expected` is False if any differs, in either direction.
+default `proved`); `Report.outcome` is `differs` if a result contradicts it (in either
+direction: a new violation, an expected violation no longer found), `inconclusive` if the only
+differences are proofs not found (`unknown` where `proved` is expected), else `as_expected`.
 """
 from __future__ import annotations
 
@@ -59,6 +61,17 @@ class Result:
     def as_expected(self) -> bool:
         return self.status == self.expected
 
+    @property
+    def inconclusive(self) -> bool:
+        """A proof the spec expects is not there, and nothing contradicts it either."""
+        return self.expected == "proved" and self.status == "unknown"
+
+    @property
+    def contradicts(self) -> bool:
+        """The rules behave otherwise than the spec says: a violation it does not expect, an expected
+        violation no longer found, a proof where it expects a violation or an open question."""
+        return not self.as_expected and not self.inconclusive
+
     def as_json(self) -> dict:
         out = {"name": self.name, "status": self.status, "expected": self.expected, "method": self.method,
                "seconds": round(self.seconds, 3), "players": self.players, "sentence": self.sentence,
@@ -84,9 +97,17 @@ class Report:
     def as_expected(self) -> bool:
         return all(r.as_expected for r in self.results)
 
+    @property
+    def outcome(self) -> str:
+        """`as_expected`; `inconclusive` (only proofs missing: results `unknown` where the spec
+        expects `proved`); `differs` (some result contradicts the spec's expectation)."""
+        if any(r.contradicts for r in self.results):
+            return "differs"
+        return "as_expected" if self.as_expected else "inconclusive"
+
     def as_json(self) -> dict:
         return {"spec": self.spec, "options": self.options, "players": self.players,
-                "as_expected": self.as_expected, "seconds": round(self.seconds, 3),
+                "as_expected": self.as_expected, "outcome": self.outcome, "seconds": round(self.seconds, 3),
                 "results": [r.as_json() for r in self.results], "score_bounds": self.score_bounds,
                 "max_length": {str(k): v for k, v in self.lengths.items()}}
 
