@@ -183,3 +183,14 @@ def test_bad_spec_raises_value_error(tmp_path):
     bad.write_text('game bad "Bad"\nplayers 2\nvar q: Nope = 1\n')
     with pytest.raises(ValueError, match="Nope"):
         load(bad)
+
+
+def test_max_game_length_is_the_loops_bound_when_there_is_one(tmp_path):
+    # tic-tac-toe: a measured loop of at most 9 + 1 turns; a spec with an unmeasured `while`
+    # falls back to the estimate from random play (4x the longest game)
+    assert load(TICTACTOE).max_game_length() == 10
+    spec = tmp_path / "loop.rules"
+    spec.write_text('game loop "Loop"\nplayers 2\nvar turn: Player = 0\nvar n: 0..9 = 0\n'
+                    'flow {\n  while n < 3 {\n    choose turn { move go() "goes" { n += 1 } }\n  }\n}\n'
+                    'outcome { score p: n }\n')
+    assert load(spec).max_game_length() == 4 * 3

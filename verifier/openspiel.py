@@ -24,9 +24,13 @@ How the OpenSpiel game description is filled in:
   `returns` expression (or for `score` when there is no `returns` clause);
   when it infers none, the range seen in random play widened fourfold around
   zero.  Either way it is widened to cover every return seen in random play.
-* max_game_length: the `max_game_length=` argument if given; otherwise an
-  *estimate*: 4x the longest of 50 seeded random games (decisions plus chance
-  draws).  It is not a proof; a later Z3-based pass is meant to prove bounds.
+* max_game_length: the `max_game_length=` argument if given; otherwise the
+  bound read off the flow's loops (`verifier/verify/length.py`: a `for` runs
+  at most its collection's capacity, a `while` with a measure at most
+  hi(measure)+1 times; the engine checks measures as it runs, so no game it
+  completes is longer), decisions plus chance draws; when a `while` has no
+  measure, an *estimate*: 4x the longest of 50 seeded random games (not a
+  proof: such a game may have no bound at all).
 
 Observations are strings only (no tensors): the observation string is the
 runtime's `observation_string(player)` (public state plus the player's own
@@ -56,6 +60,7 @@ from .engine.play import random_step
 from .engine.runtime import Engine, Game as RuntimeGame, GameState
 from .frontend import load_program
 from .ir.types import BoolT, IntT
+from .verify.length import max_length
 
 ESTIMATE_GAMES = 50           # random games played to estimate max_game_length (4x the longest)
 ESTIMATE_FACTOR = 4           # ... and the safety factor applied to the longest
@@ -205,7 +210,15 @@ def _register(short_name: str, rgame: RuntimeGame, max_game_length: int | None, 
     except RuleError as exc:
         raise ValueError(f"{m.GAME_TITLE}: random play hit a rule error: {exc}") from None
     if max_game_length is None:
-        max_game_length = max(1, ESTIMATE_FACTOR * estimate["longest"])
+        bound = max_length(rgame.engine.program, rgame.num_players)
+        if bound.decisions is not None and bound.chance is not None:
+            # the flow's loops bound every game the engine can run (it checks loop measures as
+            # it goes); the longest random game can only confirm it
+            max_game_length = max(1, bound.decisions + bound.chance, estimate["longest"])
+            estimate["bound"] = "loops"
+        else:
+            max_game_length = max(1, ESTIMATE_FACTOR * estimate["longest"])
+            estimate["bound"] = "estimate"
         utility = _utility_bounds(rgame, estimate)
     else:
         utility = _utility_bounds(rgame, None)
