@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
-from .encode import (CTX, Encoder, NotEncoded, and_all, bool_int, total, eq_leaf, eq_val, implies, is_false, is_true, literal, not_, num, or_all, z3)
+from .encode import (CTX, Encoder, NotEncoded, StateVars, and_all, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation
 from .transition import initial, legal, fresh_params
 
@@ -261,17 +261,31 @@ class Prover:
                     sol = self.solver()
                     sol.set("timeout", timeout_ms)
                     sol.add(*assume, *self._at(d, alt), alt.guard, *[o.cond for o in alt.pre + alt.step.obligations])
-                    goals = {}
-                    for c in live:
-                        key = (d, k, c.name)
-                        if key not in encoded:
-                            encoded[key] = c.at(alt.step.state, alt.step.snapshots)
-                        if not is_true(encoded[key]) and c.name not in dropped:
-                            goals[c.name] = encoded[key]
                     now = time.perf_counter()
                     # past the stage's share of the budget, frame facts get a glance each, not a look
                     deadline = self.deadline if budget_s is None else now + (budget_s if now < stage_end else 0.3)
-                    self._houdini(sol, goals, dropped, d, alt, deadline)
+                    # one question per decision point the move can lead to: there, the facts about
+                    # every other decision point hold trivially and fall out of the goals
+                    cases = _successor_cases(alt)
+                    for i, (v, after) in enumerate(cases):
+                        # each case its share of what is left of the alternative's time (a case
+                        # that runs the final scoring must not starve the others)
+                        share = None if deadline is None else \
+                            time.perf_counter() + (deadline - time.perf_counter()) / (len(cases) - i)
+                        goals = {}
+                        for c in live:
+                            key = (d, k, v, c.name)
+                            if key not in encoded:
+                                encoded[key] = c.at(after, alt.step.snapshots)
+                            if not is_true(encoded[key]) and c.name not in dropped:
+                                goals[c.name] = encoded[key]
+                        if not goals:
+                            continue
+                        sol.push()
+                        if v is not None:
+                            sol.add(eq_leaf(alt.step.state.pc, num(v)))
+                        self._houdini(sol, goals, dropped, d, alt, share)
+                        sol.pop()
             if not dropped:
                 return live
             failing.update(dropped)
@@ -282,16 +296,33 @@ class Prover:
         """The pre-state is at decision point d, in the alternative's case."""
         return [self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
 
-    def _houdini(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline=None) -> None:
+    def _houdini(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline=None,
+                 split: bool = True) -> None:
         """Which goals can fail? Ask for all at once; each model refutes every goal false in it;
-        repeat with the rest until the solver says none can (unsat) or gives up (each remaining
-        goal then unknown)."""
+        repeat with the rest until the solver says none can (unsat) or gives up. When it gives
+        up and the alternative has a choice worth splitting (`Alternative.split`), the goals are
+        asked again once per value of that choice (a goal holds if it holds for each); else in
+        halves, down to single goals (each then unknown)."""
         while goals:
             if deadline is not None and time.perf_counter() > deadline:
                 failing.update({name: ("unknown", d, alt, "out of time") for name in goals})
                 return
             r = sol.check(not_(and_all(goals.values())))
             if r == z3.unsat:
+                return
+            if r == z3.unknown and split and alt.split is not None:
+                leaf, lo, hi = alt.split
+                for value in range(lo, hi + 1):
+                    if not goals:
+                        return
+                    sol.push()
+                    sol.add(eq_leaf(leaf, num(value)))
+                    refuted: dict = {}
+                    self._houdini(sol, dict(goals), refuted, d, alt, deadline, split=False)
+                    sol.pop()
+                    failing.update(refuted)
+                    for name in refuted:
+                        goals.pop(name, None)
                 return
             if r == z3.unknown:
                 why = sol.reason_unknown()
@@ -548,6 +579,25 @@ class Prover:
                     ends.append(None)
             out.append({"player": who, "low": ends[0], "high": ends[1]})
         return out
+
+
+def _successor_cases(alt: Alternative) -> list:
+    """[(v, the successor state with `pc` the literal v)] for each decision point (or -1, the
+    end) the move can lead to, read off the successor's `pc` term (literals under `if`s); or
+    [(None, the successor)] when that term is not of this shape."""
+    st = alt.step.state
+    values, todo = [], [st.pc]
+    while todo:
+        t = todo.pop()
+        if is_num(t):
+            values.append(t.as_long())
+        elif z3.is_app_of(t, z3.Z3_OP_ITE):
+            todo += [t.arg(1), t.arg(2)]
+        else:
+            return [(None, st)]
+    return [(v, StateVars(st.program, st.n, st.options, None,
+                          values={"vars": st.vars, "locals": st.locals, "pc": num(v), "cur": st.cur}))
+            for v in sorted(set(values))]
 
 
 def _quantities(field: str, where: str, name: str, t, n: int) -> list:

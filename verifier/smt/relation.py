@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from .encode import (CTX, Encoder, NotEncoded, SeqVal, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, is_false, is_lit, is_true, lift,
+from .encode import (CTX, Encoder, NotEncoded, SeqVal, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_true, lift,
                      num, or_all, range_constraints, select)
 from .transition import (Step, chance_draw, chance_successor, decision_paths, fresh, fresh_params,
                          fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
@@ -28,6 +28,7 @@ __all__ = ["Alternative", "Relation", "Candidate"]
 
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
 MAX_CASES = 256  # cases of loop positions at one decision point
+MAX_SPLIT = 64  # values of a choice asked one by one when the solver cannot settle it at once
 
 
 class OutOfTime(Exception):
@@ -43,6 +44,22 @@ class Alternative:
     step: Step  # s' and the successor's obligations
     pre: list  # obligations of evaluating legality at s
     pin: object = None  # the case of s this alternative covers (the mover's seat), None: all
+    split: tuple | None = None  # (Z3 leaf, lo, hi): a choice worth asking about value by value
+
+
+def _split_leaf(values: list, types: list, n: int) -> tuple | None:
+    """The first int-like choice (a chance outcome, a move parameter) with at most MAX_SPLIT
+    values, as (leaf, lo, hi). Asked one value at a time, the solver sees a concrete index where
+    it would otherwise reason about a symbolic one — e.g. that removing the drawn card from a
+    set makes its size one less, which it cannot settle for a symbolic card within minutes and
+    settles in milliseconds per card."""
+    for v, t in zip(values, types):
+        if isinstance(v, tuple) or not is_int_leaf(v):
+            continue
+        lo, hi = int_range(t, n)
+        if hi - lo + 1 <= MAX_SPLIT:
+            return v, lo, hi
+    return None
 
 
 @dataclass
@@ -89,14 +106,15 @@ class Relation:
                 ok, pre = chance_draw(p, n, o, s, d, x)
                 step = chance_successor(p, n, o, s, d, x, snaps)
                 out.append(Alternative(d, f"chance {node.var}{label}", and_all([ok] + range_constraints(x, t, n)),
-                                       {node.var: x}, step, pre, held))
+                                       {node.var: x}, step, pre, held, _split_leaf([x], [t], n)))
             elif isinstance(node, N.Choose):
                 for mi in info.moves:
                     self._tick(node)
                     params = fresh_params(p, mi, n, f"m{d}")
                     ok, pre = legal(p, n, o, s, mi, params, s.cur)
                     step = successor(p, n, o, s, d, mi, params, snaps)
-                    out.append(Alternative(d, mi.move.name + label, ok, params, step, pre, held))
+                    out.append(Alternative(d, mi.move.name + label, ok, params, step, pre, held,
+                                           _split_leaf([params[q.name] for q in mi.move.params], mi.param_types, n)))
             else:  # simultaneous: every combination of move kinds, in seat order
                 combos = list(itertools.product(info.moves, repeat=n))
                 if len(combos) > MAX_JOINT:
