@@ -93,15 +93,16 @@ def _unchecked(fn):
 _bool_value = _unchecked(z3.Z3_get_bool_value)
 _is_numeral = _unchecked(z3.Z3_is_numeral_ast)
 _same = _unchecked(z3.Z3_is_eq_ast)
+_ast_id = _unchecked(z3.Z3_get_ast_id)
 _L_TRUE, _L_FALSE, _L_UNDEF = z3.Z3_L_TRUE, z3.Z3_L_FALSE, z3.Z3_L_UNDEF
 
 
 def is_true(b) -> bool:
-    return _bool_value(_CR, b.as_ast()) == _L_TRUE
+    return b is TRUE or _bool_value(_CR, b.as_ast()) == _L_TRUE
 
 
 def is_false(b) -> bool:
-    return _bool_value(_CR, b.as_ast()) == _L_FALSE
+    return b is FALSE or _bool_value(_CR, b.as_ast()) == _L_FALSE
 
 
 def is_num(x) -> bool:
@@ -115,7 +116,7 @@ def is_lit(x) -> bool:
 
 def same(a, b) -> bool:
     """The same term (Z3 hash-conses terms: equal literals are the same term)."""
-    return bool(_same(_CR, a.as_ast(), b.as_ast()))
+    return a is b or bool(_same(_CR, a.as_ast(), b.as_ast()))
 
 
 def _wrap(ast, like):
@@ -131,11 +132,23 @@ def _array(xs):
 
 def ite(c, a, b):
     """If(c, a, b) on leaves, picking a branch when c is a literal."""
-    if is_true(c):
+    if a is b:  # the same Python object: no need to ask Z3 (the common case when merging frames)
         return a
-    if is_false(c) or same(a, b):
+    ca = c.as_ast()
+    lit = _bool_value(_CR, ca)
+    if lit == _L_TRUE:
+        return a
+    if lit == _L_FALSE:
         return b
-    return _wrap(z3.Z3_mk_ite(_CR, c.as_ast(), a.as_ast(), b.as_ast()), a)
+    return _ite_open(ca, a, b)
+
+
+def _ite_open(ca, a, b):
+    """If(c, a, b) for a condition `ca` (an AST) already known not to be a literal."""
+    aa, ba = a.as_ast(), b.as_ast()
+    if _same(_CR, aa, ba):
+        return b
+    return _wrap(z3.Z3_mk_ite(_CR, ca, aa, ba), a)
 
 
 def and_(*xs):
@@ -281,21 +294,33 @@ def _same_seq_slots(a: SeqVal, b: SeqVal) -> tuple[tuple, tuple]:
 
 def ite_val(c, a, b):
     """If(c, a, b) on values of any shape (sets and sequences are padded to match)."""
-    if is_true(c):
+    if a is b:
         return a
-    if is_false(c):
+    ca = c.as_ast()
+    lit = _bool_value(_CR, ca)
+    if lit == _L_TRUE:
+        return a
+    if lit == _L_FALSE:
         return b
+    return _ite_val_open(ca, a, b)
+
+
+def _ite_val_open(ca, a, b):
+    """ite_val for a condition `ca` (an AST) already known not to be a literal: parts that are
+    the same Python object on both sides are kept as they are, without asking Z3."""
+    if a is b:
+        return a
     if isinstance(a, SetVal):
         size = max(len(a), len(b))
-        return SetVal(ite(c, x, y) for x, y in zip(_pad_set(a, size), _pad_set(b, size)))
+        return SetVal(x if x is y else _ite_open(ca, x, y) for x, y in zip(_pad_set(a, size), _pad_set(b, size)))
     if isinstance(a, SeqVal):
         xs, ys = _same_seq_slots(a, b)
-        return SeqVal(ite(c, a.length, b.length), tuple(ite_val(c, x, y) for x, y in zip(xs, ys)))
+        return SeqVal(_ite_val_open(ca, a.length, b.length), tuple(_ite_val_open(ca, x, y) for x, y in zip(xs, ys)))
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"arrays of {len(a)} and {len(b)} items have no common shape")
-        return tuple(ite_val(c, x, y) for x, y in zip(a, b))
-    return ite(c, a, b)
+        return tuple(_ite_val_open(ca, x, y) for x, y in zip(a, b))
+    return _ite_open(ca, a, b)
 
 
 def eq_val(a, b) -> z3.BoolRef:

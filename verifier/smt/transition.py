@@ -63,21 +63,32 @@ class Frame:
 
 def merge(cond, a, b):
     """If(cond, a, b) over any value structure: frames, dicts (common keys), tuples, sets, sequences, leaves."""
-    if is_true(cond) or (a is None and b is None):
+    if a is b:
+        return a
+    if is_true(cond):
         return a
     if is_false(cond):
         return b
+    return _merge_open(cond, a, b)
+
+
+def _merge_open(cond, a, b):
+    """merge for a condition known not to be a literal. Values a branch left alone are the same
+    Python objects on both sides (frames are copied shallowly) and are kept without a term."""
+    if a is b:
+        return a
     if isinstance(a, Frame):
-        return Frame(merge(cond, a.vars, b.vars), merge(cond, a.locals, b.locals), merge(cond, a.py, b.py),
-                     merge(cond, a.pc, b.pc), merge(cond, a.cur, b.cur), merge(cond, a.snaps, b.snaps))
+        return Frame(_merge_open(cond, a.vars, b.vars), _merge_open(cond, a.locals, b.locals),
+                     _merge_open(cond, a.py, b.py), _merge_open(cond, a.pc, b.pc), _merge_open(cond, a.cur, b.cur),
+                     _merge_open(cond, a.snaps, b.snaps))
     if isinstance(a, dict):
-        return {k: merge(cond, a[k], b[k]) for k in a if k in b}
+        return {k: _merge_open(cond, v, b[k]) for k, v in a.items() if k in b}
     if isinstance(a, (SetVal, SeqVal)):
         return ite_val(cond, a, b)
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"no common shape for {len(a)} and {len(b)} items")
-        return tuple(merge(cond, x, y) for x, y in zip(a, b))
+        return tuple(_merge_open(cond, x, y) for x, y in zip(a, b))
     return ite(cond, a, b)
 
 
