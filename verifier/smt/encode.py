@@ -41,13 +41,14 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
 import z3
 
 from ..diagnostics import Span
-from ..frontend.typecheck import Program
+from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
 from ..ir.types import (ArrayT, BoolT, CatalogueT, EmptyT, EnumT, GridT, IntT, PlayerT, SeqT, SetT, StrT, Type,
                         is_int_like)
@@ -605,15 +606,66 @@ class Obligation:
     kind: str
 
 
-def _key(v):
-    """A hashable identity of a value (Z3 terms are hash-consed: equal terms, equal ids)."""
-    if isinstance(v, SeqVal):
-        return ("q", _key(v.length), tuple(_key(x) for x in v.items))
-    if isinstance(v, SetVal):
-        return ("s",) + tuple(x.get_id() for x in v)
-    if isinstance(v, tuple):
-        return ("a",) + tuple(_key(x) for x in v)
-    return v.get_id()
+# ---------------------------------------------------------------- memo of encoded sub-expressions
+# Encoding a definition call or an aggregate depends only on the values of the names it reads
+# (parameters, names bound around it, state variables — through the definitions it calls too),
+# on the player count and on the options. So its value and obligations are kept per
+# (node, the values it reads) and shared by every Encoder of the same program, player count and
+# option setting: the successors of different moves, which leave most of the state as it was,
+# reuse what a move did not touch. Values are keyed by the ids of their Z3 terms (hash-consed:
+# equal terms, equal ids); an entry keeps its key's terms alive, so no id is reused meanwhile.
+
+MEMO_LIMIT = 400_000  # entries per (program, player count, options); past it the memo starts over
+
+_MEMOS: dict[int, tuple] = {}  # id(program) -> (weak reference to it, {setting: memo}, {id(node): names read})
+
+
+def code_version() -> tuple:
+    """The functions and operator tables the encoding runs, as objects: a memo is valid for one
+    version of them (tests plant mutations by patching them; a patched version gets a memo of
+    its own, and the objects held in the key are never freed, so no id is reused)."""
+    parts = [v for v in globals().values() if callable(v)]
+    for table in (CMP_OPS, INT_OPS, UNARY_OPS, EQ_OPS, SET_OPS):
+        parts += table.values()
+    parts += [v for v in vars(Encoder).values() if callable(v) or isinstance(v, (staticmethod, classmethod))]
+    return tuple(v for v in parts if _hashable(v))  # (C entry points are not: never patched)
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _shared(program: Program) -> tuple:
+    entry = _MEMOS.get(id(program))
+    if entry is None or entry[0]() is not program:
+        ref = weakref.ref(program, lambda _, k=id(program): _MEMOS.pop(k, None))
+        entry = _MEMOS[id(program)] = (ref, {}, {})
+    return entry
+
+
+def names_read(program: Program, node) -> frozenset:
+    """Every name an expression may read, through the definitions it calls (and `score` and
+    `winners`, through the outcome). A superset is harmless: it only makes memo keys longer."""
+    out: set = set()
+    todo, seen = [node], set()
+    while todo:
+        for x in walk(todo.pop()):
+            if isinstance(x, N.Name):
+                out.add(x.name)
+                extra = ("outcome!", program.outcome) if x.name == "winners" else None
+            elif isinstance(x, N.Call):
+                extra = (x.func, program.defs[x.func].body) if x.func in program.defs else \
+                    ("outcome!", program.outcome) if x.func == "score" else None
+            else:
+                continue
+            if extra is not None and extra[1] is not None and extra[0] not in seen:
+                seen.add(extra[0])
+                todo.append(extra[1])
+    return frozenset(out)
 
 
 class Encoder:
@@ -636,9 +688,13 @@ class Encoder:
         self._asked: list[list] = []  # open `checked` calls: every obligation asked, repeated or not
         self._consts: dict = {}
         self._fields: dict = {}
-        self._calls: dict = {}
+        self._vkeys: dict = {}  # id(value) -> (value, key): keys of the values seen, by object
+        _, memos, self._reads = _shared(program)
+        self._calls: dict = {}  # the memo: this one while the options are worked out, then the shared one
         given = options or {}
         self.options = {name: self._option_value(name, given) for name in program.options}
+        setting = (code_version(), n) + tuple((name, self.vkey(v)) for name, v in sorted(self.options.items()))
+        self._calls = memos.setdefault(setting, {})
 
     # ------------------------------------------------------------ frames
     def _option_value(self, name, options):
@@ -725,6 +781,48 @@ class Encoder:
         with self.asking() as asked:
             v = self.call(name, args)
         return v, asked
+
+    # ------------------------------------------------------------ memo (see `names_read`)
+    def vkey(self, v):
+        """A hashable identity of a value (Z3 terms are hash-consed: equal terms, equal ids),
+        remembered per value object (a state array is keyed once, not at every call)."""
+        if not isinstance(v, tuple):
+            return _ast_id(_CR, v.as_ast())
+        hit = self._vkeys.get(id(v))
+        if hit is None:
+            if isinstance(v, SeqVal):
+                k = ("q", self.vkey(v.length), tuple(self.vkey(x) for x in v.items))
+            elif isinstance(v, SetVal):
+                k = ("s",) + tuple(_ast_id(_CR, x.as_ast()) for x in v)
+            else:
+                k = ("a",) + tuple(self.vkey(x) for x in v)
+            hit = self._vkeys[id(v)] = (v, k)
+        return hit[1]
+
+    def reads(self, node) -> frozenset:
+        names = self._reads.get(id(node))
+        if names is None:
+            names = self._reads[id(node)] = names_read(self.p, node)
+        return names
+
+    def _state_key(self, names) -> tuple:
+        """The values of the state names (`env`) among `names`, as a key; and the values."""
+        env = self.env
+        values = tuple(env[x] for x in sorted(names) if x in env)
+        return tuple(self.vkey(v) for v in values), values
+
+    def _memo(self, key, scope: dict, encode, alive):
+        """encode() in a fresh frame binding `scope`, remembered under `key` (which must name
+        everything encode() reads); its obligations replayed under the current path."""
+        hit = self._calls.get(key)
+        if hit is None:
+            with self._frame(scope) as obligations:
+                value = encode()
+            if len(self._calls) >= MEMO_LIMIT:
+                self._calls.clear()
+            hit = self._calls[key] = (value, obligations, alive)  # `alive` keeps the key's terms alive
+        self._replay(hit[1])
+        return hit[0]
 
     # ------------------------------------------------------------ dispatch
     def T(self, e) -> Type:
@@ -976,7 +1074,17 @@ class Encoder:
         method = getattr(self, "a_" + e.kind, None)
         if method is None:
             raise NotImplementedError(f"Z3 encoding has no rule for aggregate {e.kind}")
-        return method(e)
+        names = self.reads(e)
+        scope = {}
+        for x in names:  # the names bound around the aggregate that it reads
+            for sc in reversed(self.scopes):
+                if x in sc:
+                    scope[x] = sc[x]
+                    break
+        bound = tuple(sorted(scope.items()))
+        state_key, state_values = self._state_key(n for n in names if n not in scope)
+        key = ("agg", id(e), tuple((x, self.vkey(v)) for x, v in bound), state_key)
+        return self._memo(key, scope, lambda: method(e), (bound, state_values))
 
     def members(self, source) -> list:
         """(membership guard, item) for every item a collection may hold, in iteration order."""
@@ -1099,33 +1207,28 @@ class Encoder:
             for prm, a, at in zip(d.params, args, arg_types or [None] * len(args)):
                 pt = self.p.symbols_param_type(prm)
                 self.require_fits(a, at, pt, node, f"argument {prm.name} of {name} is a value of {pt}")
-        key = (name,) + tuple(_key(a) for a in args)
-        hit = self._calls.get(key)
-        if hit is None:
-            with self._frame({prm.name: a for prm, a in zip(d.params, args)}) as obligations:
-                value = self.expr(d.body)
-                self.require_fits(value, self.T(d.body), result_t, d,
-                                  f"the result of {name} is a value of its type {result_t}")
-            hit = self._calls[key] = (value, obligations, args)  # args keep the key's terms alive
-        self._replay(hit[1])
-        return hit[0]
+        state_key, state_values = self._state_key(self.reads(d.body))
+        key = (name, tuple(self.vkey(a) for a in args), state_key)
 
-    def _clause(self, key, var: str, body, args=()):
-        hit = self._calls.get(key)
-        if hit is None:
-            with self._frame({var: args[0]} if args else {}) as obligations:
-                value = body()
-            hit = self._calls[key] = (value, obligations, args)
-        self._replay(hit[1])
-        return hit[0]
+        def encode():
+            value = self.expr(d.body)
+            self.require_fits(value, self.T(d.body), result_t, d,
+                              f"the result of {name} is a value of its type {result_t}")
+            return value
+        return self._memo(key, {prm.name: a for prm, a in zip(d.params, args)}, encode, (args, state_values))
+
+    def _clause(self, key, var: str, body, args=(), node=None):
+        """An outcome clause (`node`: its expression, None: the whole outcome) at `args`."""
+        state_key, state_values = self._state_key(self.reads(node if node is not None else self.p.outcome))
+        return self._memo(key + (state_key,), {var: args[0]} if args else {}, body, (args, state_values))
 
     def score(self, p):
         o = self.p.outcome
-        return self._clause(("score!", _key(p)), o.score.var, lambda: self.expr(o.score.expr), (p,))
+        return self._clause(("score!", self.vkey(p)), o.score.var, lambda: self.expr(o.score.expr), (p,), o.score.expr)
 
     def tiebreak(self, i: int, p):
         tb = self.p.outcome.tiebreaks[i]
-        return self._clause(("tiebreak!", i, _key(p)), tb.var, lambda: self.expr(tb.expr), (p,))
+        return self._clause(("tiebreak!", i, self.vkey(p)), tb.var, lambda: self.expr(tb.expr), (p,), tb.expr)
 
     def winners(self) -> SetVal:
         """The engine's `_winners`: outright winners if any, else every player with the best
@@ -1155,7 +1258,8 @@ class Encoder:
         o = self.p.outcome
         if o.returns is None:
             return self.score(p)
-        return self._clause(("returns!", _key(p)), o.returns.var, lambda: self.expr(o.returns.expr), (p,))
+        return self._clause(("returns!", self.vkey(p)), o.returns.var, lambda: self.expr(o.returns.expr), (p,),
+                            o.returns.expr)
 
     def invariant(self, inv: N.InvariantDecl):
         return self.expr(inv.cond)

@@ -245,8 +245,7 @@ class Exec:
     def sync(self) -> Encoder:
         enc = self.enc
         enc.env = {**self.fr.vars, **self.fr.locals}
-        enc.scopes = [dict(self.fr.py)]
-        enc._calls = {}  # definitions read the state, which has changed
+        enc.scopes = [dict(self.fr.py)]  # (the encoder's memo is keyed by the values read: no reset)
         return enc
 
     def expr(self, e):
