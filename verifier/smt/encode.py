@@ -200,6 +200,24 @@ def implies(a, b):
     return or_(not_(a), b)
 
 
+def _is_and(b) -> bool:
+    return z3.is_app_of(b, z3.Z3_OP_AND)
+
+
+_FLIPPED = {z3.Z3_OP_LT: ("<", 0, 1), z3.Z3_OP_GT: ("<", 1, 0), z3.Z3_OP_LE: ("<=", 0, 1),
+            z3.Z3_OP_GE: ("<=", 1, 0)}
+
+
+def atom(b):
+    """A key of a Boolean term, the same for `a < b` and `b > a` (and `a <= b`, `b >= a`)."""
+    if z3.is_app(b):
+        flip = _FLIPPED.get(b.decl().kind())
+        if flip is not None:
+            op, i, j = flip
+            return (op, b.arg(i).get_id(), b.arg(j).get_id())
+    return _ast_id(_CR, b.as_ast())
+
+
 def eq_leaf(a, b) -> z3.BoolRef:
     if is_lit(a) and is_lit(b):  # literals are hash-consed: same value, same term
         return boolean(same(a, b))
@@ -732,29 +750,68 @@ class Encoder:
             self.scopes.pop()
 
     def require(self, cond, node, sentence: str, kind: str = "error") -> None:
-        """Record that `cond` must hold wherever the current path leads to `node`."""
+        """Record that `cond` must hold wherever the current path leads to `node` (unless the
+        path itself says so: `cond` is one of its conjuncts)."""
         if is_true(cond):
             return
         guard = and_all(self.path)
         if is_false(guard):
+            return
+        if not is_true(guard) and self._granted(cond, self._facts(guard)):
             return
         self._add(Obligation(implies(guard, cond), node.span, sentence, kind))
 
     def _add(self, o: Obligation) -> None:
         for asked in self._asked:
             asked.append(o)
-        key = (o.cond.get_id(), o.span, o.sentence)
+        key = (_ast_id(_CR, o.cond.as_ast()), o.span, o.sentence)
         if key not in self._seen:  # a definition used twice the same way asks the same thing once
             self._seen.add(key)
             self.obligations.append(o)
 
     def _replay(self, obligations: list[Obligation]) -> None:
-        """Obligations of an inlined body, under the caller's path."""
+        """Obligations of an inlined body, under the caller's path (those the path grants dropped)."""
+        if not obligations:
+            return
         guard = and_all(self.path)
         if is_false(guard):
             return
+        if is_true(guard):
+            for o in obligations:
+                self._add(o)
+            return
+        facts, unless = self._facts(guard), not_(guard)
         for o in obligations:
-            self._add(Obligation(implies(guard, o.cond), o.span, o.sentence, o.kind))
+            if not self._granted(o.cond, facts):
+                self._add(Obligation(or_(unless, o.cond), o.span, o.sentence, o.kind))
+
+    # ------------------------------------------------------------ what a path grants
+    def _facts(self, guard) -> frozenset:
+        """The conjuncts of a path's guard (nested `And`s flattened), as `atom` keys."""
+        key = ("facts!", _ast_id(_CR, guard.as_ast()))
+        hit = self._calls.get(key)
+        if hit is None:
+            if _is_and(guard):
+                facts = frozenset().union(*(self._facts(c) for c in guard.children()))
+            else:
+                facts = frozenset((atom(guard),))
+            hit = self._calls[key] = (guard, facts)  # the guard keeps its id
+        return hit[1]
+
+    @staticmethod
+    def _granted(cond, facts: frozenset, depth: int = 12) -> bool:
+        """Does a path with these conjuncts imply cond? Syntactically: cond is among them, or it
+        is an `And` of conditions granted, or an `Or` (an obligation replayed under a path is
+        `Or(Not(path), cond)`) with a disjunct granted."""
+        if atom(cond) in facts:
+            return True
+        if depth == 0:  # (a bound on the walk: sub-terms are shared, the walk does not know it)
+            return False
+        if _is_and(cond):
+            return all(Encoder._granted(c, facts, depth - 1) for c in cond.children())
+        if z3.is_app_of(cond, z3.Z3_OP_OR):
+            return any(Encoder._granted(c, facts, depth - 1) for c in cond.children())
+        return False
 
     def _keep(self, obligations: list[Obligation]) -> None:
         for o in obligations:
