@@ -200,22 +200,29 @@ def implies(a, b):
     return or_(not_(a), b)
 
 
-def _is_and(b) -> bool:
-    return z3.is_app_of(b, z3.Z3_OP_AND)
-
-
+_ast_kind = _unchecked(z3.Z3_get_ast_kind)
+_app_decl = _unchecked(z3.Z3_get_app_decl)
+_decl_kind = _unchecked(z3.Z3_get_decl_kind)
+_num_args = _unchecked(z3.Z3_get_app_num_args)
+_app_arg = _unchecked(z3.Z3_get_app_arg)
+_APP, _AND, _OR = z3.Z3_APP_AST, z3.Z3_OP_AND, z3.Z3_OP_OR
 _FLIPPED = {z3.Z3_OP_LT: ("<", 0, 1), z3.Z3_OP_GT: ("<", 1, 0), z3.Z3_OP_LE: ("<=", 0, 1),
             z3.Z3_OP_GE: ("<=", 1, 0)}
 
 
-def atom(b):
-    """A key of a Boolean term, the same for `a < b` and `b > a` (and `a <= b`, `b >= a`)."""
-    if z3.is_app(b):
-        flip = _FLIPPED.get(b.decl().kind())
+def shape(a) -> tuple:
+    """A Boolean term (a raw AST) as ("and"/"or", raw arguments) or ("atom", key), the key the
+    same for `a < b` and `b > a` (and `a <= b`, `b >= a`). The C API directly: this runs for
+    every obligation replayed."""
+    if _ast_kind(_CR, a) == _APP:
+        k = _decl_kind(_CR, _app_decl(_CR, a))
+        if k == _AND or k == _OR:
+            return ("and" if k == _AND else "or", tuple(_app_arg(_CR, a, i) for i in range(_num_args(_CR, a))))
+        flip = _FLIPPED.get(k)
         if flip is not None:
             op, i, j = flip
-            return (op, b.arg(i).get_id(), b.arg(j).get_id())
-    return _ast_id(_CR, b.as_ast())
+            return ("atom", (op, _ast_id(_CR, _app_arg(_CR, a, i)), _ast_id(_CR, _app_arg(_CR, a, j))))
+    return ("atom", _ast_id(_CR, a))
 
 
 def eq_leaf(a, b) -> z3.BoolRef:
@@ -786,32 +793,52 @@ class Encoder:
                 self._add(Obligation(or_(unless, o.cond), o.span, o.sentence, o.kind))
 
     # ------------------------------------------------------------ what a path grants
+    def _shape(self, a) -> tuple:
+        """`shape` of a raw AST, remembered (with a reference that keeps the term, and so its id
+        and arguments, alive)."""
+        key = ("shape!", _ast_id(_CR, a))
+        hit = self._calls.get(key)
+        if hit is None:
+            hit = self._calls[key] = shape(a) + (z3.BoolRef(a, CTX),)
+        return hit
+
     def _facts(self, guard) -> frozenset:
-        """The conjuncts of a path's guard (nested `And`s flattened), as `atom` keys."""
+        """The conjuncts of a path's guard (nested `And`s flattened), as `shape` atom keys."""
         key = ("facts!", _ast_id(_CR, guard.as_ast()))
         hit = self._calls.get(key)
         if hit is None:
-            if _is_and(guard):
-                facts = frozenset().union(*(self._facts(c) for c in guard.children()))
-            else:
-                facts = frozenset((atom(guard),))
-            hit = self._calls[key] = (guard, facts)  # the guard keeps its id
+            facts, todo = set(), [guard.as_ast()]
+            while todo:
+                a = todo.pop()
+                kind, parts, _ = self._shape(a)
+                if kind == "and":
+                    todo.extend(parts)
+                else:
+                    facts.add(parts if kind == "atom" else ("id", _ast_id(_CR, a)))
+            hit = self._calls[key] = (guard, frozenset(facts))  # the guard keeps its terms alive
         return hit[1]
 
-    @staticmethod
-    def _granted(cond, facts: frozenset, depth: int = 12) -> bool:
+    def _granted(self, cond, facts: frozenset) -> bool:
         """Does a path with these conjuncts imply cond? Syntactically: cond is among them, or it
         is an `And` of conditions granted, or an `Or` (an obligation replayed under a path is
         `Or(Not(path), cond)`) with a disjunct granted."""
-        if atom(cond) in facts:
+        key = ("granted!", _ast_id(_CR, cond.as_ast()), id(facts))
+        hit = self._calls.get(key)
+        if hit is None:
+            hit = self._calls[key] = (self._grants(cond.as_ast(), facts, 12), cond, facts)
+        return hit[0]
+
+    def _grants(self, a, facts: frozenset, depth: int) -> bool:
+        kind, parts, _ = self._shape(a)
+        if kind == "atom":
+            return parts in facts
+        if kind == "or" and ("id", _ast_id(_CR, a)) in facts:
             return True
         if depth == 0:  # (a bound on the walk: sub-terms are shared, the walk does not know it)
             return False
-        if _is_and(cond):
-            return all(Encoder._granted(c, facts, depth - 1) for c in cond.children())
-        if z3.is_app_of(cond, z3.Z3_OP_OR):
-            return any(Encoder._granted(c, facts, depth - 1) for c in cond.children())
-        return False
+        if kind == "and":
+            return all(self._grants(x, facts, depth - 1) for x in parts)
+        return any(self._grants(x, facts, depth - 1) for x in parts)
 
     def _keep(self, obligations: list[Obligation]) -> None:
         for o in obligations:
