@@ -95,6 +95,7 @@ _bool_value = _unchecked(z3.Z3_get_bool_value)
 _is_numeral = _unchecked(z3.Z3_is_numeral_ast)
 _same = _unchecked(z3.Z3_is_eq_ast)
 _ast_id = _unchecked(z3.Z3_get_ast_id)
+_BUILTIN = type(len)
 _L_TRUE, _L_FALSE, _L_UNDEF = z3.Z3_L_TRUE, z3.Z3_L_FALSE, z3.Z3_L_UNDEF
 
 
@@ -231,11 +232,27 @@ def eq_leaf(a, b) -> z3.BoolRef:
     return z3.BoolRef(z3.Z3_mk_eq(_CR, a.as_ast(), b.as_ast()), CTX)
 
 
+LIFT_LIMIT = 200_000  # terms remembered by `lift`; past it the memory starts over
+_lifted: dict = {}  # (f, argument ids) -> (term, arguments): terms built by a stable f
+
+
 def lift(f, *args):
-    """f(*args) as a Z3 term, evaluated by Z3 when every argument is a literal."""
+    """f(*args) as a Z3 term, evaluated by Z3 when every argument is a literal. For a built-in
+    operator (`operator.lt`, ...) the term is remembered per arguments: z3py's operators cost
+    tens of µs, and the same comparisons recur in every unrolled aggregate."""
+    stable = type(f) is _BUILTIN
+    if stable:
+        key = (f,) + tuple(_ast_id(_CR, a.as_ast()) for a in args)
+        hit = _lifted.get(key)
+        if hit is not None:
+            return hit[0]
     r = f(*args)
     if all(is_lit(a) for a in args):
         r = z3.simplify(r)
+    if stable:
+        if len(_lifted) >= LIFT_LIMIT:
+            _lifted.clear()
+        _lifted[key] = (r, args)  # the arguments keep their ids
     return r
 
 
