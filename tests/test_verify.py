@@ -355,3 +355,14 @@ def test_a_false_invariant_is_never_proved():
     verdicts = Prover(program, 2, dict(game.option_values), 10, samples=states).invariants()
     assert verdicts["per_move"].status != "proved"
     assert verdicts["few_moves"].status == "proved"  # the true one still is
+
+
+def test_linear_equalities_of_a_sample():
+    from verifier.smt.prove import linear_equalities
+    # deck + revealed + 3 * round == 40 in every row, and nothing else
+    rows = [(40 - r - 3 * k, r, k) for k in range(1, 7) for r in range(3)]
+    assert linear_equalities(rows) == [([1, 1, 3], 40)]
+    # independent columns: no equality; a constant column: its value
+    assert linear_equalities([(1, 2), (2, 7), (5, 1)]) == []
+    assert ([0, 1], 4) in [(cs, c) if cs[1] > 0 else ([-x for x in cs], -c)
+                           for cs, c in linear_equalities([(1, 4), (2, 4), (3, 4)])]

@@ -26,15 +26,17 @@ from dataclasses import dataclass, field
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
-from .encode import (CTX, Encoder, NotEncoded, StateVars, and_all, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
+from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation
 from .transition import initial, legal, fresh_params
 
 __all__ = ["Prover", "Verdict"]
 
 HINT_TIMEOUT_MS = 1500  # per solver call about frame facts (spec invariants get the full time-out)
-HINT_BUDGET_S = 6.0  # per alternative and round for frame facts; what is unsettled then is dropped
+HINT_BUDGET_S = 20.0  # per alternative and round for frame facts; what is unsettled then is dropped
 HINT_SHARE = 0.4  # of the time budget for frame facts; after it, each alternative gets a glance
+MAX_WIDE_RELATIONS = 12  # linear equalities over three or more quantities guessed per decision point
+MAX_COEFFICIENT = 8  # ... each with coefficients at most this large
 
 
 @dataclass
@@ -113,7 +115,7 @@ class Prover:
         by_pc: dict[int, list] = {}
         for raw in self.samples:
             by_pc.setdefault(raw.pc, []).append(raw)
-        out = self.related_candidates(by_pc)
+        out = self.related_candidates(by_pc) + self.disjoint_candidates()
         kinds = [("V_", self.p.var_types, "vars"), ("L_", self.p.flow_locals, "locals")]
         for d, raws in sorted(by_pc.items()):
             for prefix, types, where in kinds:
@@ -128,6 +130,34 @@ class Prover:
                         out.append(self._constant_fact(d, where, name, t, path, first))
         return out
 
+    def disjoint_candidates(self) -> list[Candidate]:
+        """Guesses "sets a and b never share a member" for two sets over the same domain that are
+        disjoint in every sampled state and both non-empty in some (cards in one place at a
+        time: a card drawn from the deck is new to the cards turned up)."""
+        sets = []  # (label, elem type, engine reader -> bitmask, Z3 reader)
+        for prefix, types, where in (("V_", self.p.var_types, "vars"), ("L_", self.p.flow_locals, "locals")):
+            for name, t in types.items():
+                if isinstance(t, SetT):
+                    sets.append((name, t.elem, lambda raw, f=prefix + name: getattr(raw, f),
+                                 lambda state, w=where, x=name: getattr(state, w)[x]))
+                elif isinstance(t, ArrayT) and isinstance(t.elem, SetT) and isinstance(t.index, PlayerT):
+                    for i in range(self.n):
+                        sets.append((f"{name}[{i}]", t.elem.elem, lambda raw, f=prefix + name, i=i: getattr(raw, f)[i],
+                                     lambda state, w=where, x=name, i=i: getattr(state, w)[x][i]))
+        out = []
+        for x in range(len(sets)):
+            for y in range(x + 1, len(sets)):
+                (la, ta, ra, za), (lb, tb, rb, zb) = sets[x], sets[y]
+                if ta != tb:
+                    continue
+                pairs = [(ra(r), rb(r)) for r in self.samples]
+                if any(a & b for a, b in pairs) or not any(a for a, _ in pairs) or not any(b for _, b in pairs):
+                    continue
+                out.append(Candidate(f"disjoint {la} {lb}", f"{la} and {lb} share no member", None,
+                                     lambda state, snaps, za=za, zb=zb: and_all(
+                                         not_(and_all([u, v])) for u, v in zip(za(state), zb(state)))))
+        return out
+
     def _features(self) -> list:
         """Integer quantities of a state for relation guesses: (label, engine reader, Z3 reader):
         int-valued vars and flow locals, sizes of set and sequence vars (and of the set/sequence
@@ -139,6 +169,8 @@ class Prover:
         for key in self.rel.snap_keys():
             out.append((f"J_{key}", lambda raw, k=key: getattr(raw, "J_" + k),
                         lambda state, snaps, k=key: snaps[k][1]))
+            out.append((f"len(I_{key})", lambda raw, k=key: len(getattr(raw, "I_" + k)),
+                        lambda state, snaps, k=key: snaps[k][0].length))
         return out
 
     def related_candidates(self, by_pc: dict) -> list[Candidate]:
@@ -151,6 +183,12 @@ class Prover:
                 continue
             columns = [[f[1](r) for r in raws] for f in feats]
             varying = [i for i, col in enumerate(columns) if len(set(col)) > 1]
+            # a loop's position or length that is the same in every sample at d (a loop over the
+            # seats always holds num_players of them); values of vars and locals: `sampled_candidates`
+            for i, col in enumerate(columns):
+                if len(set(col)) == 1 and feats[i][0].startswith(("J_", "len(I_")):
+                    out.append(self._linear_fact(d, [(1, feats[i])], col[0]))
+            paired = set()  # quantities a pair relation already ties to an earlier one
             for x in range(len(varying)):
                 for y in range(x + 1, len(varying)):
                     a, b = columns[varying[x]], columns[varying[y]]
@@ -158,7 +196,27 @@ class Prover:
                         c = a[0] + sign * b[0]
                         if all(u + sign * v == c for u, v in zip(a, b)):
                             out.append(self._relation_fact(d, feats[varying[x]], feats[varying[y]], sign, c))
+                            if varying[x] not in paired:
+                                paired.add(varying[y])
+            # relations among three or more, or two with a coefficient other than 1 (a deck, the
+            # cards turned up and the rounds: deck + revealed + 3 * round constant), over one
+            # quantity per group of paired ones, with small coefficients (a sample admits many
+            # dense relations that no rule makes)
+            keep = [i for i in varying if i not in paired]
+            rows = [tuple(columns[i][k] for i in keep) for k in range(len(raws))]
+            wide = [(cs, c) for cs, c in linear_equalities(rows)  # (pairs with coefficients 1: above)
+                    if sum(1 for x in cs if x) >= 2 and 1 < max(abs(x) for x in cs) <= MAX_COEFFICIENT
+                    or sum(1 for x in cs if x) >= 3 and max(abs(x) for x in cs) <= MAX_COEFFICIENT]
+            for coeffs, c in wide[:MAX_WIDE_RELATIONS]:
+                out.append(self._linear_fact(d, [(a, feats[keep[i]]) for i, a in enumerate(coeffs) if a], c))
         return out
+
+    def _linear_fact(self, d, terms: list, c: int) -> Candidate:
+        text = " + ".join(f"{a}*{f[0]}" for a, f in terms)
+
+        def at(state, snaps):
+            return implies(eq_leaf(state.pc, num(d)), eq_leaf(total([a * f[2](state, snaps) for a, f in terms]), num(c)))
+        return Candidate(f"linear {text}@{d}", f"{text} is {c} at decision point {d}", None, at)
 
     def _relation_fact(self, d, fa, fb, sign: int, c: int) -> Candidate:
         op = "+" if sign > 0 else "-"
@@ -267,6 +325,7 @@ class Prover:
                     # one question per decision point the move can lead to: there, the facts about
                     # every other decision point hold trivially and fall out of the goals
                     cases = _successor_cases(alt)
+                    before = _at_pc(alt.source[0], d) if alt.source else None
                     for i, (v, after) in enumerate(cases):
                         # each case its share of what is left of the alternative's time (a case
                         # that runs the final scoring must not starve the others)
@@ -277,6 +336,10 @@ class Prover:
                             key = (d, k, v, c.name)
                             if key not in encoded:
                                 encoded[key] = c.at(after, alt.step.snapshots)
+                                # the move leaves what the fact reads as it was: it holds after as
+                                # it held before (the same term, Z3 terms being hash-consed)
+                                if before is not None and same(encoded[key], c.at(before, alt.source[1])):
+                                    encoded[key] = TRUE
                             if not is_true(encoded[key]) and c.name not in dropped:
                                 goals[c.name] = encoded[key]
                         if not goals:
@@ -581,6 +644,49 @@ class Prover:
         return out
 
 
+def linear_equalities(rows: list[tuple]) -> list[tuple[list[int], int]]:
+    """A basis of the linear equalities sum(a_i * x_i) == c that every row satisfies, as
+    (integer coefficients, c): the null space of the rows extended with a constant column, in
+    reduced row echelon form (sparse: one free column per equality), exact over fractions."""
+    from fractions import Fraction
+    from math import lcm
+    width = len(rows[0]) + 1 if rows else 0
+    basis: list[list] = []  # reduced rows; pivots[i] is the pivot column of basis[i]
+    pivots: list[int] = []
+    for row in set(rows):
+        v = [Fraction(x) for x in row] + [Fraction(-1)]  # sum(a x) - c = 0  <=>  (x, -1) . (a, c) = 0
+        for b, col in zip(basis, pivots):
+            if v[col]:
+                v = [x - v[col] * y for x, y in zip(v, b)]
+        col = next((i for i, x in enumerate(v) if x), None)
+        if col is None:
+            continue
+        v = [x / v[col] for x in v]
+        for i, b in enumerate(basis):
+            if b[col]:
+                basis[i] = [x - b[col] * y for x, y in zip(b, v)]
+        basis.append(v)
+        pivots.append(col)
+        if len(basis) == width:
+            return []
+    out = []
+    for free in (i for i in range(width) if i not in pivots):
+        vec = [Fraction(0)] * width
+        vec[free] = Fraction(1)
+        for b, col in zip(basis, pivots):
+            vec[col] = -b[free]
+        scale = lcm(*(x.denominator for x in vec))
+        ints = [int(x * scale) for x in vec]
+        out.append((ints[:-1], ints[-1]))
+    return out
+
+
+def _at_pc(st: StateVars, d: int) -> StateVars:
+    """The state with `pc` the literal d (the decision point it is known to be at)."""
+    return StateVars(st.program, st.n, st.options, None,
+                     values={"vars": st.vars, "locals": st.locals, "pc": num(d), "cur": st.cur})
+
+
 def _successor_cases(alt: Alternative) -> list:
     """[(v, the successor state with `pc` the literal v)] for each decision point (or -1, the
     end) the move can lead to, read off the successor's `pc` term (literals under `if`s); or
@@ -595,9 +701,7 @@ def _successor_cases(alt: Alternative) -> list:
             todo += [t.arg(1), t.arg(2)]
         else:
             return [(None, st)]
-    return [(v, StateVars(st.program, st.n, st.options, None,
-                          values={"vars": st.vars, "locals": st.locals, "pc": num(v), "cur": st.cur}))
-            for v in sorted(set(values))]
+    return [(v, _at_pc(st, v)) for v in sorted(set(values))]
 
 
 def _quantities(field: str, where: str, name: str, t, n: int) -> list:

@@ -45,6 +45,7 @@ class Alternative:
     pre: list  # obligations of evaluating legality at s
     pin: object = None  # the case of s this alternative covers (the mover's seat), None: all
     split: tuple | None = None  # (Z3 leaf, lo, hi): a choice worth asking about value by value
+    source: tuple | None = None  # (state, snapshots): s in this alternative's case (pinned values)
 
 
 def _split_leaf(values: list, types: list, n: int) -> tuple | None:
@@ -106,7 +107,7 @@ class Relation:
                 ok, pre = chance_draw(p, n, o, s, d, x)
                 step = chance_successor(p, n, o, s, d, x, snaps)
                 out.append(Alternative(d, f"chance {node.var}{label}", and_all([ok] + range_constraints(x, t, n)),
-                                       {node.var: x}, step, pre, held, _split_leaf([x], [t], n)))
+                                       {node.var: x}, step, pre, held, _split_leaf([x], [t], n), (s, snaps)))
             elif isinstance(node, N.Choose):
                 for mi in info.moves:
                     self._tick(node)
@@ -114,7 +115,8 @@ class Relation:
                     ok, pre = legal(p, n, o, s, mi, params, s.cur)
                     step = successor(p, n, o, s, d, mi, params, snaps)
                     out.append(Alternative(d, mi.move.name + label, ok, params, step, pre, held,
-                                           _split_leaf([params[q.name] for q in mi.move.params], mi.param_types, n)))
+                                           _split_leaf([params[q.name] for q in mi.move.params], mi.param_types, n),
+                                           (s, snaps)))
             else:  # simultaneous: every combination of move kinds, in seat order
                 combos = list(itertools.product(info.moves, repeat=n))
                 if len(combos) > MAX_JOINT:
@@ -130,7 +132,7 @@ class Relation:
                         params.update({f"P{seat}.{k}": v for k, v in ps.items()})
                     step = joint_successor(p, n, o, s, d, moves, snaps)
                     out.append(Alternative(d, ", ".join(mi.move.name for mi in combo) + label, and_all(guards),
-                                           params, step, pre, held))
+                                           params, step, pre, held, None, (s, snaps)))
         return out
 
     def _tick(self, node) -> None:
