@@ -30,7 +30,15 @@ outside its domain, division by zero) never silently pick a value: the
 encoder records an `Obligation` — a condition, guarded by the path under
 which the engine would evaluate it (short-circuit `and`/`or`/`all`/`any`,
 `if` branches, aggregate guards), with the source span and a sentence.
-These become the `well_formed` check.
+These become the `well_formed` check. An obligation its own path grants (the
+condition is a conjunct of the guard, up to a flipped comparison) is not
+recorded: it cannot fail.
+
+Memo: a definition call, an outcome clause or an aggregate is encoded once
+per (node, values of the names it reads) and shared by every Encoder of the
+same program, player count, options and version of this module's code
+(`names_read`, `Encoder._memo`); its obligations are replayed under each
+caller's path. Successors of different moves reuse what a move left alone.
 
 Folding: terms whose arguments are all literals are simplified on the spot
 by Z3 itself (`lift`), and `If`/`And`/`Or` with literal conditions pick their
