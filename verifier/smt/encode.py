@@ -667,7 +667,7 @@ class Obligation:
 
 MEMO_LIMIT = 400_000  # entries per (program, player count, options); past it the memo starts over
 
-_MEMOS: dict[int, tuple] = {}  # id(program) -> (weak reference to it, {setting: memo}, {id(node): names read})
+_MEMOS: dict[int, tuple] = {}  # id(program) -> (weak reference to it, {setting: memo}, {id(node): (names read, node)})
 
 
 def code_version() -> tuple:
@@ -909,10 +909,10 @@ class Encoder:
         return hit[1]
 
     def reads(self, node) -> frozenset:
-        names = self._reads.get(id(node))
-        if names is None:
-            names = self._reads[id(node)] = names_read(self.p, node)
-        return names
+        hit = self._reads.get(id(node))
+        if hit is None:
+            hit = self._reads[id(node)] = (names_read(self.p, node), node)  # the node keeps its id
+        return hit[0]
 
     def _state_key(self, names) -> tuple:
         """The values of the state names (`env`) among `names`, as a key; and the values."""
@@ -1193,7 +1193,7 @@ class Encoder:
         bound = tuple(sorted(scope.items()))
         state_key, state_values = self._state_key(n for n in names if n not in scope)
         key = ("agg", id(e), tuple((x, self.vkey(v)) for x, v in bound), state_key)
-        return self._memo(key, scope, lambda: method(e), (bound, state_values))
+        return self._memo(key, scope, lambda: method(e), (bound, state_values, e))
 
     def members(self, source) -> list:
         """(membership guard, item) for every item a collection may hold, in iteration order."""
