@@ -46,7 +46,8 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="print the top N functions by cumulative time")
     args = ap.parse_args()
-    paths = sorted(glob.glob(str(ROOT / "spec" / "*.rules"))) + sorted(glob.glob(str(ROOT / "spec" / "examples" / "*.rules")))
+    paths = sorted(glob.glob(str(ROOT / "spec" / "*.rules")))
+    paths += sorted(glob.glob(str(ROOT / "spec" / "examples" / "*.rules")))
     prof = cProfile.Profile() if args.profile else None
     total = 0.0
     for path in paths:
