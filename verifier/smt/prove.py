@@ -188,27 +188,37 @@ class Prover:
             for i, col in enumerate(columns):
                 if len(set(col)) == 1 and feats[i][0].startswith(("J_", "len(I_")):
                     out.append(self._linear_fact(d, [(1, feats[i])], col[0]))
-            paired = set()  # quantities a pair relation already ties to an earlier one
+            pairs = []  # (x, y): varying[x] and varying[y] are tied by a relation found here
             for x in range(len(varying)):
                 for y in range(x + 1, len(varying)):
                     a, b = columns[varying[x]], columns[varying[y]]
-                    for sign in (-1, 1):
-                        c = a[0] + sign * b[0]
-                        if all(u + sign * v == c for u, v in zip(a, b)):
-                            out.append(self._relation_fact(d, feats[varying[x]], feats[varying[y]], sign, c))
-                            if varying[x] not in paired:
-                                paired.add(varying[y])
+                    line = _line(a, b)
+                    if line is None:
+                        continue
+                    p, q, c = line
+                    if abs(p) == abs(q) == 1:
+                        out.append(self._relation_fact(d, feats[varying[x]], feats[varying[y]], p * q, p * c))
+                    else:  # e.g. deck + 3 * rounds: cards per round
+                        out.append(self._linear_fact(d, [(p, feats[varying[x]]), (q, feats[varying[y]])], c))
+                    pairs.append((varying[x], varying[y]))
             # relations among three or more, or two with a coefficient other than 1 (a deck, the
             # cards turned up and the rounds: deck + revealed + 3 * round constant), over one
-            # quantity per group of paired ones, with small coefficients (a sample admits many
-            # dense relations that no rule makes)
-            keep = [i for i in varying if i not in paired]
-            rows = [tuple(columns[i][k] for i in keep) for k in range(len(raws))]
-            wide = [(cs, c) for cs, c in linear_equalities(rows)  # (pairs with coefficients 1: above)
-                    if sum(1 for x in cs if x) >= 2 and 1 < max(abs(x) for x in cs) <= MAX_COEFFICIENT
-                    or sum(1 for x in cs if x) >= 3 and max(abs(x) for x in cs) <= MAX_COEFFICIENT]
-            for coeffs, c in wide[:MAX_WIDE_RELATIONS]:
-                out.append(self._linear_fact(d, [(a, feats[keep[i]]) for i, a in enumerate(coeffs) if a], c))
+            # quantity per group of paired ones (which one: the first of each pair, then the
+            # last — a pair seen in the sample may be a coincidence, and the relation hold over
+            # the other), with small coefficients (a sample admits many dense relations that no
+            # rule makes)
+            seen = set()
+            for paired in ({y for x, y in pairs}, {x for x, y in pairs}):
+                keep = [i for i in varying if i not in paired]
+                rows = [tuple(columns[i][k] for i in keep) for k in range(len(raws))]
+                wide = [(cs, c) for cs, c in linear_equalities(rows)  # (pairs with coefficients 1: above)
+                        if sum(1 for x in cs if x) >= 2 and 1 < max(abs(x) for x in cs) <= MAX_COEFFICIENT
+                        or sum(1 for x in cs if x) >= 3 and max(abs(x) for x in cs) <= MAX_COEFFICIENT]
+                for coeffs, c in wide[:MAX_WIDE_RELATIONS]:
+                    fact = self._linear_fact(d, [(a, feats[keep[i]]) for i, a in enumerate(coeffs) if a], c)
+                    if fact.name not in seen:
+                        seen.add(fact.name)
+                        out.append(fact)
         return out
 
     def _linear_fact(self, d, terms: list, c: int) -> Candidate:
@@ -642,6 +652,25 @@ class Prover:
                     ends.append(None)
             out.append({"player": who, "low": ends[0], "high": ends[1]})
         return out
+
+
+def _line(a: list, b: list) -> tuple[int, int, int] | None:
+    """(p, q, c) with p * a_k + q * b_k == c for every k, p > 0, coefficients coprime and at most
+    MAX_COEFFICIENT, if the points (a_k, b_k) lie on such a line; else None."""
+    from math import gcd
+    k = next((k for k in range(1, len(a)) if (a[k], b[k]) != (a[0], b[0])), None)
+    if k is None:
+        return None
+    da, db = a[k] - a[0], b[k] - b[0]
+    p, q = db, -da  # normal to the direction
+    g = gcd(p, q)
+    p, q = p // g, q // g
+    if p < 0 or p == 0 and q < 0:
+        p, q = -p, -q
+    if p == 0 or q == 0 or max(abs(p), abs(q)) > MAX_COEFFICIENT:
+        return None
+    c = p * a[0] + q * b[0]
+    return (p, q, c) if all(p * u + q * v == c for u, v in zip(a, b)) else None
 
 
 def linear_equalities(rows: list[tuple]) -> list[tuple[list[int], int]]:
