@@ -109,8 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds for all the proofs of one player count (default 240); what is not settled "
                         "then is unknown")
     v.add_argument("--depth", type=int, default=30, metavar="N",
-                   help="steps that bounded model checking unrolls from the start (default 30); if every game "
-                        "ends within them, what holds on every path is proved")
+                   help="bounded model checking unrolls every game to its end when the longest game is at "
+                        "most N steps (default 30): what holds on every path is then proved; longer games get "
+                        "only the k-1 steps k-induction needs")
     v.add_argument("--k", type=int, default=3, metavar="K",
                    help="the largest k for k-induction (default 3; 1 turns it off)")
     v.add_argument("--games", type=int, default=300, metavar="G",

@@ -563,6 +563,9 @@ class Prover:
                 sol.add(*assume, *self._at(d, alt))
                 failing: dict = {}
                 deadline = time.perf_counter() + self.timeout_ms / 1000
+                if self.deadline is not None and deadline > self.deadline:
+                    self.check_budget()
+                    deadline = self.deadline
                 # legality obligations are asked without the legality guard (the engine evaluates
                 # requirements to find the legal moves); the move's own with it
                 self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) in pre_ids}, failing, d, alt, deadline)

@@ -219,9 +219,12 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     unsettled = [name for name, v in verdicts.items() if v.status == "unknown"]
     if unsettled:
         bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
-            else budget.depth
-        # one step past the static bound confirms no game goes on (completeness is read off the paths)
-        for name, v in prover.deepen(unsettled, min(bound + 1, budget.depth), budget.k).items():
+            else None
+        # paths that can reach every game's end (one step past the static bound confirms that no
+        # game goes on), else only as deep as k-induction's base needs: deeper, random play
+        # finds violations for less
+        depth = bound + 1 if bound is not None and bound + 1 <= budget.depth else min(budget.k - 1, budget.depth)
+        for name, v in prover.deepen(unsettled, depth, budget.k).items():
             if v.status == "violated":
                 history = game_of_path(game, program, v.details["path"], v.details["model"], v.details["depth"])
                 inv = next(i for i in program.invariants if i.name == name)
