@@ -370,12 +370,14 @@ class Prover:
         return [self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
 
     def _houdini(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline=None,
-                 split: bool = True) -> None:
+                 splits: tuple | None = None) -> None:
         """Which goals can fail? Ask for all at once; each model refutes every goal false in it;
         repeat with the rest until the solver says none can (unsat) or gives up. When it gives
-        up and the alternative has a choice worth splitting (`Alternative.split`), the goals are
-        asked again once per value of that choice (a goal holds if it holds for each); else in
-        halves, down to single goals (each then unknown)."""
+        up and the alternative has choices worth splitting (`Alternative.split`), the goals are
+        asked again once per value of the first (a goal holds if it holds for each), splitting
+        the next ones where the solver still gives up; else in halves, down to single goals
+        (each then unknown)."""
+        splits = alt.split if splits is None else splits
         while goals:
             if deadline is not None and time.perf_counter() > deadline:
                 failing.update({name: ("unknown", d, alt, "out of time") for name in goals})
@@ -383,15 +385,15 @@ class Prover:
             r = sol.check(not_(and_all(goals.values())))
             if r == z3.unsat:
                 return
-            if r == z3.unknown and split and alt.split is not None:
-                leaf, lo, hi = alt.split
+            if r == z3.unknown and splits:
+                (leaf, lo, hi), rest = splits[0], splits[1:]
                 for value in range(lo, hi + 1):
                     if not goals:
                         return
                     sol.push()
                     sol.add(eq_leaf(leaf, num(value)))
                     refuted: dict = {}
-                    self._houdini(sol, dict(goals), refuted, d, alt, deadline, split=False)
+                    self._houdini(sol, dict(goals), refuted, d, alt, deadline, rest)
                     sol.pop()
                     failing.update(refuted)
                     for name in refuted:

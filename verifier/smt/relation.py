@@ -44,23 +44,25 @@ class Alternative:
     step: Step  # s' and the successor's obligations
     pre: list  # obligations of evaluating legality at s
     pin: object = None  # the case of s this alternative covers (the mover's seat), None: all
-    split: tuple | None = None  # (Z3 leaf, lo, hi): a choice worth asking about value by value
+    split: tuple = ()  # ((Z3 leaf, lo, hi), ...): choices worth asking about value by value
     source: tuple | None = None  # (state, snapshots): s in this alternative's case (pinned values)
 
 
-def _split_leaf(values: list, types: list, n: int) -> tuple | None:
-    """The first int-like choice (a chance outcome, a move parameter) with at most MAX_SPLIT
-    values, as (leaf, lo, hi). Asked one value at a time, the solver sees a concrete index where
-    it would otherwise reason about a symbolic one — e.g. that removing the drawn card from a
-    set makes its size one less, which it cannot settle for a symbolic card within minutes and
-    settles in milliseconds per card."""
+def _split_leaves(values: list, types: list, n: int) -> tuple:
+    """The int-like choices (a chance outcome, move parameters) with at most MAX_SPLIT
+    combinations of values, as ((leaf, lo, hi), ...). Asked one value at a time, the solver sees a concrete index
+    where it would otherwise reason about a symbolic one — e.g. that removing the drawn card
+    from a set makes its size one less, which it cannot settle for a symbolic card within
+    minutes and settles in milliseconds per card."""
+    out, cases = [], 1
     for v, t in zip(values, types):
         if isinstance(v, tuple) or not is_int_leaf(v):
             continue
         lo, hi = int_range(t, n)
-        if hi - lo + 1 <= MAX_SPLIT:
-            return v, lo, hi
-    return None
+        if cases * (hi - lo + 1) <= MAX_SPLIT:  # all of them together: at most MAX_SPLIT cases
+            out.append((v, lo, hi))
+            cases *= hi - lo + 1
+    return tuple(out)
 
 
 @dataclass
@@ -107,7 +109,7 @@ class Relation:
                 ok, pre = chance_draw(p, n, o, s, d, x)
                 step = chance_successor(p, n, o, s, d, x, snaps)
                 out.append(Alternative(d, f"chance {node.var}{label}", and_all([ok] + range_constraints(x, t, n)),
-                                       {node.var: x}, step, pre, held, _split_leaf([x], [t], n), (s, snaps)))
+                                       {node.var: x}, step, pre, held, _split_leaves([x], [t], n), (s, snaps)))
             elif isinstance(node, N.Choose):
                 for mi in info.moves:
                     self._tick(node)
@@ -115,7 +117,7 @@ class Relation:
                     ok, pre = legal(p, n, o, s, mi, params, s.cur)
                     step = successor(p, n, o, s, d, mi, params, snaps)
                     out.append(Alternative(d, mi.move.name + label, ok, params, step, pre, held,
-                                           _split_leaf([params[q.name] for q in mi.move.params], mi.param_types, n),
+                                           _split_leaves([params[q.name] for q in mi.move.params], mi.param_types, n),
                                            (s, snaps)))
             else:  # simultaneous: every combination of move kinds, in seat order
                 combos = list(itertools.product(info.moves, repeat=n))
@@ -132,7 +134,7 @@ class Relation:
                         params.update({f"P{seat}.{k}": v for k, v in ps.items()})
                     step = joint_successor(p, n, o, s, d, moves, snaps)
                     out.append(Alternative(d, ", ".join(mi.move.name for mi in combo) + label, and_all(guards),
-                                           params, step, pre, held, None, (s, snaps)))
+                                           params, step, pre, held, (), (s, snaps)))
         return out
 
     def _tick(self, node) -> None:
