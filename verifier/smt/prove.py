@@ -21,6 +21,7 @@ Each solver call has a time-out; a time-out makes the answer "unknown", never "p
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..frontend.typecheck import Program
@@ -65,6 +66,7 @@ class Prover:
         self.samples = samples or []
         self.budget = budget
         self.deadline = None if budget is None else time.perf_counter() + budget
+        self._stage = ""  # the stage whose share of the budget `deadline` is (`stage`)
         self.spec_invariants = list(program.invariants if invariants is None else invariants)
         self.timeout_ms = max(1, int(timeout * 1000))
         self.rel = Relation(program, n, options)
@@ -84,15 +86,31 @@ class Prover:
         try:
             return self.rel.alternatives(d)
         except OutOfTime:
-            raise OutOfBudget(f"the time budget of {self.budget:.0f} s (--budget) ran out before this was settled "
-                              f"(encoding the moves at line {self.p.decisions[d].node.span.line})") from None
+            raise OutOfBudget(f"{self._spent()} (encoding the moves at line {self.p.decisions[d].node.span.line})") from None
         except NotEncoded as exc:
             raise Unsettled(f"the moves at the decision point at line {self.p.decisions[d].node.span.line} are "
                             f"beyond the Z3 encoding's limits: {exc}") from None
 
     def check_budget(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise OutOfBudget(f"the time budget of {self.budget:.0f} s (--budget) ran out before this was settled")
+            raise OutOfBudget(self._spent())
+
+    def _spent(self) -> str:
+        share = f"{self._stage}'s share of " if self._stage else ""
+        return f"{share}the time budget of {self.budget:.0f} s (--budget) ran out before this was settled"
+
+    @contextmanager
+    def stage(self, share: float, name: str):
+        """Within the block, at most `share` of the budget's remaining time: a claim the solver
+        struggles with must not starve the checks after it."""
+        saved = self.deadline, self._stage
+        if self.deadline is not None:
+            self.deadline = time.perf_counter() + share * max(0.0, self.deadline - time.perf_counter())
+            self._stage = name
+        try:
+            yield
+        finally:
+            self.deadline, self._stage = saved
 
     def decisions(self) -> list[int]:
         return list(range(len(self.p.decisions)))

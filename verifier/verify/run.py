@@ -214,9 +214,13 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     # only what play has not settled needs a proof (the score bounds need the invariants)
     open_claims = [inv for inv in spec_invs if inv.name not in violated] + \
         [b for b in ("well_formed", "no_deadlock", "termination") if wanted(b) and b not in violated]
-    verdicts = prover.invariants() if open_claims or only is None else {}
+    # the invariants get at most 60% of the budget, the deeper proofs half of what is left then,
+    # so that well_formed, no_deadlock and the score bounds always get their turn
+    with prover.stage(0.6, "the invariants"):
+        verdicts = prover.invariants() if open_claims or only is None else {}
     length = max_length(program, n)
-    unsettled = [name for name, v in verdicts.items() if v.status == "unknown"]
+    # deeper proofs for what is not inductive; a claim the solver gave up on would only be harder
+    unsettled = [name for name, v in verdicts.items() if v.status == "unknown" and "decision" in v.details]
     if unsettled:
         bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
             else None
@@ -224,7 +228,9 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         # game goes on), else only as deep as k-induction's base needs: deeper, random play
         # finds violations for less
         depth = bound + 1 if bound is not None and bound + 1 <= budget.depth else min(budget.k - 1, budget.depth)
-        for name, v in prover.deepen(unsettled, depth, budget.k).items():
+        with prover.stage(0.5, "the deeper proofs"):
+            deeper = prover.deepen(unsettled, depth, budget.k)
+        for name, v in deeper.items():
             if v.status == "violated":
                 history = game_of_path(game, program, v.details["path"], v.details["model"], v.details["depth"])
                 inv = next(i for i in program.invariants if i.name == name)
