@@ -96,8 +96,8 @@ class Prover:
             raise OutOfBudget(self._spent())
 
     def _spent(self) -> str:
-        share = f"{self._stage}'s share of " if self._stage else ""
-        return f"{share}the time budget of {self.budget:.0f} s (--budget) ran out before this was settled"
+        share = f" (the share for {self._stage})" if self._stage else ""
+        return f"the time budget of {self.budget:.0f} s (--budget){share} ran out before this was settled"
 
     @contextmanager
     def stage(self, share: float, name: str):
