@@ -559,10 +559,11 @@ class Prover:
 
     # ------------------------------------------------------------ well_formed
     def obligations(self) -> Verdict:
+        t0 = time.perf_counter()
         try:
             return self._obligations()
         except Unsettled as exc:
-            return Verdict("unknown", "induction", str(exc))
+            return Verdict("unknown", "induction", str(exc), time.perf_counter() - t0)
 
     def _obligations(self) -> Verdict:
         t0 = time.perf_counter()
@@ -609,10 +610,11 @@ class Prover:
 
     # ------------------------------------------------------------ no_deadlock
     def deadlocks(self) -> Verdict:
+        t0 = time.perf_counter()
         try:
             return self._deadlocks()
         except Unsettled as exc:
-            return Verdict("unknown", "induction", str(exc))
+            return Verdict("unknown", "induction", str(exc), time.perf_counter() - t0)
 
     def _deadlocks(self) -> Verdict:
         """At each player decision point, some move is legal (for every player at a simultaneous
