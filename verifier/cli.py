@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "and play them.",
         epilog="Start with `rulebook check spec/examples/tictactoe.rules`, then "
                "`rulebook play spec/examples/tictactoe.rules --seed 7`. Exit codes: 0 ok, 1 a problem "
-               "in your spec/input, 2 bad command line, 3 internal error.",
+               "in your spec/input (for verify: a result the spec does not expect), 2 bad command line, "
+               "3 internal error, 4 (verify) expected proofs not found.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--debug", action="store_true", help="show Python tracebacks for internal errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
