@@ -20,6 +20,7 @@ Each solver call has a time-out; a time-out makes the answer "unknown", never "p
 """
 from __future__ import annotations
 
+import itertools
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
-from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
+from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation
 from .transition import initial, legal, fresh_params
 
@@ -38,6 +39,7 @@ HINT_BUDGET_S = 20.0  # per alternative and round for frame facts; what is unset
 HINT_SHARE = 0.4  # of the time budget for frame facts; after it, each alternative gets a glance
 MAX_WIDE_RELATIONS = 12  # linear equalities over three or more quantities guessed per decision point
 MAX_COEFFICIENT = 8  # ... each with coefficients at most this large
+MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
 
 
 @dataclass
@@ -618,8 +620,8 @@ class Prover:
 
     def _deadlocks(self) -> Verdict:
         """At each player decision point, some move is legal (for every player at a simultaneous
-        node): `not exists-legal` must be unsatisfiable. Parameters are quantified: for all
-        parameter values, no move is legal."""
+        node): `not exists-legal` must be unsatisfiable. "Some parameter values" is a
+        disjunction over every value when there are few (`_some_values`), else a quantifier."""
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
         p, n, s = self.p, self.n, self.rel.state
@@ -635,8 +637,7 @@ class Prover:
                 for mi in info.moves:
                     params = fresh_params(p, mi, n, f"dl{d}")
                     ok, _ = legal(p, n, self.options, s, mi, params, who)
-                    bound = [v for x in params.values() for v in _leaves(x)]
-                    some.append(z3.Exists(bound, ok) if bound else ok)
+                    some.append(_some_values(ok, [params[q.name] for q in mi.move.params], mi.param_types, n))
                 sol = self.solver()
                 sol.add(*assume, self.rel.at_decision(d, s), not_(or_all(some)))
                 r = sol.check()
@@ -733,6 +734,26 @@ def linear_equalities(rows: list[tuple]) -> list[tuple[list[int], int]]:
         ints = [int(x * scale) for x in vec]
         out.append((ints[:-1], ints[-1]))
     return out
+
+
+def _some_values(ok, values: list, types: list, n: int):
+    """"Some values of the parameters make `ok` true": the disjunction of `ok` at each
+    combination when the parameters are int-like with at most MAX_EXPANDED combinations (no
+    quantifier: the solver settles what it gave up on with `Exists`), else `Exists`."""
+    leaves = [v for x in values for v in _leaves(x)]
+    if not leaves:
+        return ok
+    ranges, cases = [], 1
+    for v, t in zip(values, types):
+        if isinstance(v, tuple) or v.sort().kind() != z3.Z3_INT_SORT:
+            return z3.Exists(leaves, ok)
+        lo, hi = int_range(t, n)
+        ranges.append(range(lo, hi + 1))
+        cases *= hi - lo + 1
+        if cases > MAX_EXPANDED:
+            return z3.Exists(leaves, ok)
+    return or_all(z3.substitute(ok, *[(v, num(x)) for v, x in zip(values, combo)])
+                  for combo in itertools.product(*ranges))
 
 
 def _at_pc(st: StateVars, d: int) -> StateVars:
