@@ -352,6 +352,9 @@ class Prover:
                     now = time.perf_counter()
                     # past the stage's share of the budget, frame facts get a glance each, not a look
                     deadline = self.deadline if budget_s is None else now + (budget_s if now < stage_end else 0.3)
+                    if self.deadline is not None:  # never past the budget, whatever the stage allows
+                        self.check_budget()
+                        deadline = min(deadline, self.deadline)
                     # one question per decision point the move can lead to: there, the facts about
                     # every other decision point hold trivially and fall out of the goals
                     cases = _successor_cases(alt)
