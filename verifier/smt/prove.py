@@ -294,21 +294,34 @@ class Prover:
             elif c.node is not None:
                 verdicts[c.name] = Verdict("violated", "initiation", "it does not hold when the game starts")
         failing: dict[str, tuple] = {}
+        hints, alone = [], []
         try:
             hints = self._fixpoint([c for c in live if c.node is None], [], min(self.timeout_ms, HINT_TIMEOUT_MS),
                                    HINT_BUDGET_S, {})
             # each claim alone first (small formulas: one invariant over the frame facts), then
             # what is left together, helped by the ones proved alone
-            alone = []
-            for c in [c for c in live if c.node is not None]:
-                alone += self._fixpoint([c], hints, self.timeout_ms, None, {})
+            singles = [c for c in live if c.node is not None]
+            for i, c in enumerate(singles):
+                # each its fair share of the time left (one share kept for the claims together):
+                # a claim the solver struggles with must not starve the others
+                try:
+                    with self.stage(1 / (len(singles) - i + 1), f"the claim {c.name}"):
+                        alone += self._fixpoint([c], hints, self.timeout_ms, None, {})
+                except OutOfBudget:
+                    self.check_budget()  # the whole budget spent: stop; else on to the next claim
             rest = [c for c in live if c.node is not None and c not in alone]
             claims = alone + self._fixpoint(rest, hints + alone, self.timeout_ms, None, failing)
         except Unsettled as exc:
-            self.proved = []
+            # what was settled before the budget ran out stands: the frame facts are inductive,
+            # and each claim proved alone is inductive relative to them
+            self.proved = hints + alone
+            seconds = time.perf_counter() - t0
             for c in live:
-                if c.node is not None:
-                    verdicts[c.name] = Verdict("unknown", "induction", str(exc), time.perf_counter() - t0)
+                if c in alone:
+                    verdicts[c.name] = Verdict("proved", "inductive", f"inductive together with {len(hints)} frame "
+                                               "facts", seconds)
+                elif c.node is not None:
+                    verdicts[c.name] = Verdict("unknown", "induction", str(exc), seconds)
             return verdicts
         for name, (kind, d, alt, info) in failing.items():
             where = self._where(d, alt)

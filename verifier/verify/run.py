@@ -214,9 +214,9 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     # only what play has not settled needs a proof (the score bounds need the invariants)
     open_claims = [inv for inv in spec_invs if inv.name not in violated] + \
         [b for b in ("well_formed", "no_deadlock", "termination") if wanted(b) and b not in violated]
-    # the invariants get at most 60% of the budget, the deeper proofs half of what is left then,
+    # the invariants get at most 75% of the budget, the deeper proofs half of what is left then,
     # so that well_formed, no_deadlock and the score bounds always get their turn
-    with prover.stage(0.6, "the invariants"):
+    with prover.stage(0.75, "the invariants"):
         verdicts = prover.invariants() if open_claims or only is None else {}
     length = max_length(program, n)
     # deeper proofs for what is not inductive; a claim the solver gave up on would only be harder
