@@ -575,13 +575,17 @@ class Prover:
             live = [c for c in live if c.name not in failing]
         return []
 
-    # ------------------------------------------------------------ well_formed
-    def obligations(self) -> Verdict:
+    def _settled(self, check) -> Verdict:
+        """A check's verdict, or `unknown` with the reason it could not go on (and the time it had)."""
         t0 = time.perf_counter()
         try:
-            return self._obligations()
+            return check()
         except Unsettled as exc:
             return Verdict("unknown", "induction", str(exc), time.perf_counter() - t0)
+
+    # ------------------------------------------------------------ well_formed
+    def obligations(self) -> Verdict:
+        return self._settled(self._obligations)
 
     def _obligations(self) -> Verdict:
         t0 = time.perf_counter()
@@ -628,11 +632,7 @@ class Prover:
 
     # ------------------------------------------------------------ no_deadlock
     def deadlocks(self) -> Verdict:
-        t0 = time.perf_counter()
-        try:
-            return self._deadlocks()
-        except Unsettled as exc:
-            return Verdict("unknown", "induction", str(exc), time.perf_counter() - t0)
+        return self._settled(self._deadlocks)
 
     def _deadlocks(self) -> Verdict:
         """At each player decision point, some move is legal (for every player at a simultaneous

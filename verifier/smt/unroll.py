@@ -93,12 +93,12 @@ class Path:
         """Each alternative at d as one formula over s0 and s1: T restricted to it."""
         if d not in self._bodies:
             s1, snaps1 = self.state(1)
+            own = {e.get_id() for e in self._base} | {e.get_id() for e in state_leaves(self.rel, s1, snaps1)}
             out = []
             for alt in self._alternatives(d):
                 body = and_all([self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
                                + [alt.guard] + [o.cond for o in alt.pre + alt.step.obligations]
                                + [same_state(self.rel, s1, snaps1, alt.step.state, alt.step.snapshots)])
-                own = set(e.get_id() for e in self._base) | set(e.get_id() for e in state_leaves(self.rel, s1, snaps1))
                 choices = [c for c in _free_constants([body]) if c.get_id() not in own]
                 out.append((alt, body, choices))
             self._bodies[d] = out
