@@ -31,6 +31,7 @@ from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation
 from .transition import initial, legal, fresh_params
+from .unroll import Path, leaves, same_state
 
 __all__ = ["Prover", "Verdict"]
 
@@ -476,7 +477,6 @@ class Prover:
            frame facts), must hold at the next one. Claims that fail are dropped until a fixpoint.
 
         Returns verdicts for the claims it settled; the others keep their one-step verdict."""
-        from .unroll import Path, same_state
         t0 = time.perf_counter()
         claims = [c for c in self.candidates() if c.node is not None and c.name in names]
         if not claims:
@@ -485,7 +485,7 @@ class Prover:
         path = Path(self.rel, self.alternatives)
         out: dict[str, Verdict] = {}
         try:
-            depth, complete = self._bounded(path, claims, lemmas, max_depth, out, same_state)
+            depth, complete = self._bounded(path, claims, lemmas, max_depth, out)
             left = [c for c in claims if c.name not in out]
             if complete:
                 for c in left:
@@ -510,7 +510,7 @@ class Prover:
             v.seconds = time.perf_counter() - t0
         return out
 
-    def _bounded(self, path, claims: list, lemmas: list, max_depth: int, out: dict, same_state) -> tuple[int, bool]:
+    def _bounded(self, path, claims: list, lemmas: list, max_depth: int, out: dict) -> tuple[int, bool]:
         """Bounded model checking (step 1 of `deepen`): (the depth checked, whether it is complete)."""
         init = initial(self.p, self.n, self.options)
         s0, snaps0 = path.state(0)
@@ -523,18 +523,14 @@ class Prover:
             sol.add(path.link(j - 1))
             sj, snj = path.state(j)
             goals = {c.name: c.at(sj, snj) for c in live}
-            while goals:
-                r = sol.check(not_(and_all(goals.values())))
-                if r == z3.unknown:
-                    return j - 1, False
-                if r == z3.unsat:
-                    break
-                m = sol.model()
-                refuted = [k for k, g in goals.items() if is_false(m.eval(g, model_completion=True))] or list(goals)
-                for name in refuted:
+            failing: dict = {}
+            self._houdini(sol, goals, failing, None, None, self.deadline, ())
+            for name, (kind, _d, _alt, model) in failing.items():
+                if kind == "sat":  # a real game: the path starts at the initial state
                     out[name] = Verdict("violated", "bounded", f"a game of {j} steps breaks it",
-                                        details={"model": m, "path": path, "depth": j})
-                    del goals[name]
+                                        details={"model": model, "path": path, "depth": j})
+            if any(kind != "sat" for kind, *_ in failing.values()):
+                return j - 1, False  # the solver gave up on some claim at this depth
             live = [c for c in live if c.name not in out]
             r = sol.check(not_(eq_leaf(sj.pc, num(-1))))
             if r == z3.unsat:
@@ -557,19 +553,7 @@ class Prover:
                     sol.add(*[c.at(si, sni) for c in live], path.link(i))
             sk, snk = path.state(k)
             failing: dict = {}
-            goals = {c.name: c.at(sk, snk) for c in live}
-            while goals:
-                r = sol.check(not_(and_all(goals.values())))
-                if r == z3.unsat:
-                    break
-                if r == z3.unknown:
-                    failing.update(dict.fromkeys(goals))
-                    break
-                m = sol.model()
-                refuted = [name for name, g in goals.items() if is_false(m.eval(g, model_completion=True))] or list(goals)
-                for name in refuted:
-                    failing[name] = None
-                    del goals[name]
+            self._houdini(sol, {c.name: c.at(sk, snk) for c in live}, failing, None, None, self.deadline, ())
             if not failing:
                 return live
             live = [c for c in live if c.name not in failing]
@@ -756,18 +740,18 @@ def _some_values(ok, values: list, types: list, n: int):
     """"Some values of the parameters make `ok` true": the disjunction of `ok` at each
     combination when the parameters are int-like with at most MAX_EXPANDED combinations (no
     quantifier: the solver settles what it gave up on with `Exists`), else `Exists`."""
-    leaves = [v for x in values for v in _leaves(x)]
-    if not leaves:
+    bound = [v for x in values for v in leaves(x)]
+    if not bound:
         return ok
     ranges, cases = [], 1
     for v, t in zip(values, types):
         if isinstance(v, tuple) or v.sort().kind() != z3.Z3_INT_SORT:
-            return z3.Exists(leaves, ok)
+            return z3.Exists(bound, ok)
         lo, hi = int_range(t, n)
         ranges.append(range(lo, hi + 1))
         cases *= hi - lo + 1
         if cases > MAX_EXPANDED:
-            return z3.Exists(leaves, ok)
+            return z3.Exists(bound, ok)
     return or_all(z3.substitute(ok, *[(v, num(x)) for v, x in zip(values, combo)])
                   for combo in itertools.product(*ranges))
 
@@ -829,9 +813,3 @@ class _Indexed:
 
     def __init__(self, state, where, name, i):
         setattr(self, where, {name: getattr(state, where)[name][i]})
-
-
-def _leaves(v) -> list:
-    if isinstance(v, tuple):
-        return [y for x in v for y in _leaves(x)]
-    return [v]

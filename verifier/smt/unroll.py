@@ -19,12 +19,12 @@ from .encode import StateVars, and_all, eq_leaf, eq_val, or_all, z3
 from .relation import Relation
 from .transition import fresh_snapshots
 
-__all__ = ["Path", "state_leaves", "same_state"]
+__all__ = ["Path", "leaves", "state_leaves", "same_state"]
 
 
-def _leaves(v) -> list:
+def leaves(v) -> list:
     if isinstance(v, tuple):  # arrays, sets and sequences (SeqVal is a tuple: length, items)
-        return [y for x in v for y in _leaves(x)]
+        return [y for x in v for y in leaves(x)]
     return [v]
 
 
@@ -33,12 +33,12 @@ def state_leaves(rel: Relation, state: StateVars, snaps: dict) -> list:
     the basis of renaming one step's state into another's)."""
     out = []
     for name in rel.p.var_types:
-        out += _leaves(state.vars[name])
+        out += leaves(state.vars[name])
     for name in rel.p.flow_locals:
-        out += _leaves(state.locals[name])
+        out += leaves(state.locals[name])
     out += [state.pc, state.cur]
     for key in sorted(snaps):
-        out += _leaves(snaps[key])
+        out += leaves(snaps[key])
     return out
 
 
