@@ -182,6 +182,9 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         status, text = expectation(program, name, n, values)
         results.append(Result(name, sentence, where, verdict.status, status, verdict.method, verdict.seconds,
                               verdict.reason, n, text, trace, trace_text))
+        finished = getattr(progress, "finished", None)  # the command line prints each result as it comes
+        if finished is not None:
+            finished(results[-1])
 
     # 1. play: counterexamples that are games
     _say(progress, f"{n} players: searching {budget.games} random games")
