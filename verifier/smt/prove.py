@@ -29,7 +29,7 @@ from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
-from .relation import Alternative, Candidate, OutOfTime, Relation
+from .relation import Alternative, Candidate, OutOfTime, Relation, at_pc, successor_cases
 from .transition import initial, legal, fresh_params
 from .unroll import Path, leaves, same_state
 
@@ -371,8 +371,8 @@ class Prover:
                         deadline = min(deadline, self.deadline)
                     # one question per decision point the move can lead to: there, the facts about
                     # every other decision point hold trivially and fall out of the goals
-                    cases = _successor_cases(alt)
-                    before = _at_pc(alt.source[0], d) if alt.source else None
+                    cases = successor_cases(alt)
+                    before = at_pc(alt.source[0], d) if alt.source else None
                     for i, (v, after) in enumerate(cases):
                         # each case its share of what is left of the alternative's time (a case
                         # that runs the final scoring must not starve the others)
@@ -754,29 +754,6 @@ def _some_values(ok, values: list, types: list, n: int):
             return z3.Exists(bound, ok)
     return or_all(z3.substitute(ok, *[(v, num(x)) for v, x in zip(values, combo)])
                   for combo in itertools.product(*ranges))
-
-
-def _at_pc(st: StateVars, d: int) -> StateVars:
-    """The state with `pc` the literal d (the decision point it is known to be at)."""
-    return StateVars(st.program, st.n, st.options, None,
-                     values={"vars": st.vars, "locals": st.locals, "pc": num(d), "cur": st.cur})
-
-
-def _successor_cases(alt: Alternative) -> list:
-    """[(v, the successor state with `pc` the literal v)] for each decision point (or -1, the
-    end) the move can lead to, read off the successor's `pc` term (literals under `if`s); or
-    [(None, the successor)] when that term is not of this shape."""
-    st = alt.step.state
-    values, todo = [], [st.pc]
-    while todo:
-        t = todo.pop()
-        if is_num(t):
-            values.append(t.as_long())
-        elif z3.is_app_of(t, z3.Z3_OP_ITE):
-            todo += [t.arg(1), t.arg(2)]
-        else:
-            return [(None, st)]
-    return [(v, _at_pc(st, v)) for v in sorted(set(values))]
 
 
 def _quantities(field: str, where: str, name: str, t, n: int) -> list:

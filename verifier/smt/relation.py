@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from .encode import (CTX, Encoder, NotEncoded, SeqVal, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_true, lift,
+from .encode import (CTX, Encoder, NotEncoded, SeqVal, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_num, is_true, lift,
                      num, or_all, range_constraints, select)
 from .transition import (Step, chance_draw, chance_successor, decision_paths, fresh, fresh_params,
                          fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
 
-__all__ = ["Alternative", "Relation", "Candidate"]
+__all__ = ["Alternative", "Relation", "Candidate", "at_pc", "successor_cases"]
 
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
 MAX_CASES = 256  # cases of loop positions at one decision point
@@ -371,3 +371,26 @@ def _is_literal(v) -> bool:
     if isinstance(v, tuple):
         return all(_is_literal(x) for x in v)
     return is_lit(v)
+
+
+def at_pc(st: StateVars, d: int) -> StateVars:
+    """The state with `pc` the literal d (the decision point it is known to be at)."""
+    return StateVars(st.program, st.n, st.options, None,
+                     values={"vars": st.vars, "locals": st.locals, "pc": num(d), "cur": st.cur})
+
+
+def successor_cases(alt: Alternative) -> list:
+    """[(v, the successor state with `pc` the literal v)] for each decision point (or -1, the
+    end) the move can lead to, read off the successor's `pc` term (literals under `if`s); or
+    [(None, the successor)] when that term is not of this shape."""
+    st = alt.step.state
+    values, todo = [], [st.pc]
+    while todo:
+        t = todo.pop()
+        if is_num(t):
+            values.append(t.as_long())
+        elif z3.is_app_of(t, z3.Z3_OP_ITE):
+            todo += [t.arg(1), t.arg(2)]
+        else:
+            return [(None, st)]
+    return [(v, at_pc(st, v)) for v in sorted(set(values))]

@@ -1,0 +1,120 @@
+"""Z3 terms as a plain Python table, for the analyses that walk terms many times.
+
+The abstract interpreter (`engines/intervals.py`) and the slicing of queries walk the
+transition relation's terms over and over; z3py's objects cost microseconds per node visit.
+`Dag` reads each node once through the C API and keeps, per node id:
+
+- `op`: one of the names in `OPS` (an operator the analyses know), `"num"` (an integer
+  numeral, its value in `value`), `"leaf"` (an uninterpreted constant: a state leaf, a move
+  parameter, a chance outcome) or `"?"` (anything else: an analysis must treat it as unknown);
+- `args`: the argument ids;
+- `is_bool`: whether the node is a formula.
+
+Node ids are Z3's own (hash-consed: the same term, the same id); the table keeps the terms it
+read alive so that no id is reused while it exists.
+"""
+from __future__ import annotations
+
+from .encode import CTX, z3
+
+__all__ = ["Dag", "OPS"]
+
+_CTX = CTX.ref()
+OPS = {
+    z3.Z3_OP_ITE: "ite", z3.Z3_OP_AND: "and", z3.Z3_OP_OR: "or", z3.Z3_OP_NOT: "not", z3.Z3_OP_EQ: "eq",
+    z3.Z3_OP_LE: "le", z3.Z3_OP_LT: "lt", z3.Z3_OP_GE: "ge", z3.Z3_OP_GT: "gt", z3.Z3_OP_ADD: "add",
+    z3.Z3_OP_SUB: "sub", z3.Z3_OP_MUL: "mul", z3.Z3_OP_UMINUS: "neg", z3.Z3_OP_IDIV: "idiv",
+    z3.Z3_OP_MOD: "mod", z3.Z3_OP_TRUE: "true", z3.Z3_OP_FALSE: "false", z3.Z3_OP_IMPLIES: "implies",
+    z3.Z3_OP_DISTINCT: "distinct", z3.Z3_OP_XOR: "xor", z3.Z3_OP_ANUM: "num",
+    z3.Z3_OP_UNINTERPRETED: "leaf",
+}
+_BOOL_SORT = z3.Z3_BOOL_SORT
+_to_expr = z3.z3._to_expr_ref  # a raw AST back to a z3py term (leaves only)
+
+
+class Dag:
+    """Nodes of every term added so far (`add`), by Z3 id."""
+
+    def __init__(self):
+        self.op: dict[int, str] = {}
+        self.args: dict[int, tuple] = {}
+        self.value: dict[int, int] = {}
+        self.is_bool: dict[int, bool] = {}
+        self.term: dict[int, object] = {}  # leaves only: id -> z3 term (to build formulas back)
+        self._alive: list = []
+        self._support: dict[int, int] = {}
+        self._bits: dict[int, int] = {}
+        self._leaf_of_bit: list[int] = []
+
+    def add(self, term) -> int:
+        """Read `term` (a z3 expression) and everything below it; return its id."""
+        self._alive.append(term)
+        root = term.as_ast()
+        stack = [root]
+        get_id, kind_of = z3.Z3_get_ast_id, z3.Z3_get_ast_kind
+        while stack:
+            a = stack.pop()
+            i = get_id(_CTX, a)
+            if i in self.op:
+                continue
+            if kind_of(_CTX, a) != z3.Z3_APP_AST:
+                if kind_of(_CTX, a) == z3.Z3_NUMERAL_AST:
+                    self.op[i], self.args[i] = "num", ()
+                    self.value[i] = int(z3.Z3_get_numeral_string(_CTX, a))
+                    self.is_bool[i] = False
+                else:
+                    self.op[i], self.args[i], self.is_bool[i] = "?", (), False
+                continue
+            decl = z3.Z3_get_app_decl(_CTX, a)
+            op = OPS.get(z3.Z3_get_decl_kind(_CTX, decl), "?")
+            n = z3.Z3_get_app_num_args(_CTX, a)
+            children = [z3.Z3_get_app_arg(_CTX, a, k) for k in range(n)]
+            self.op[i] = op
+            self.args[i] = tuple(get_id(_CTX, c) for c in children)
+            self.is_bool[i] = z3.Z3_get_sort_kind(_CTX, z3.Z3_get_sort(_CTX, a)) == _BOOL_SORT
+            if op == "leaf":
+                self.term[i] = _to_expr(a, CTX)
+            stack.extend(children)
+        return get_id(_CTX, root)
+
+    def support(self, i: int) -> int:
+        """The leaves (uninterpreted constants) node i reads, as a bit set over `leaf_bit`,
+        memoised per node (a DAG walk: children before parents, shared nodes once)."""
+        memo = self._support
+        if i in memo:
+            return memo[i]
+        stack = [(i, False)]
+        while stack:
+            x, expanded = stack.pop()
+            if x in memo:
+                continue
+            if expanded:
+                if self.op[x] == "leaf":
+                    memo[x] = 1 << self.leaf_bit(x)
+                else:
+                    bits = 0
+                    for c in self.args[x]:
+                        bits |= memo[c]
+                    memo[x] = bits
+                continue
+            stack.append((x, True))
+            stack.extend((c, False) for c in self.args[x] if c not in memo)
+        return memo[i]
+
+    def leaf_bit(self, leaf: int) -> int:
+        """A small number per leaf, the leaf's bit in `support` sets."""
+        bit = self._bits.get(leaf)
+        if bit is None:
+            bit = self._bits[leaf] = len(self._bits)
+            self._leaf_of_bit.append(leaf)
+        return bit
+
+    def leaves_of(self, bits: int) -> list[int]:
+        """The leaf ids of a `support` bit set."""
+        out, k = [], 0
+        while bits:
+            if bits & 1:
+                out.append(self._leaf_of_bit[k])
+            bits >>= 1
+            k += 1
+        return out

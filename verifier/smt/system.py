@@ -1,0 +1,142 @@
+"""The transition system of one game setting (program, player count, options), as the proof
+engines see it: state leaves, their declared bounds, the initial state, and per decision point
+the transitions — each a legality condition, the successor leaves and the decision points it
+leads to — over one shared term table (`dag.Dag`).
+
+It is a view of `relation.Relation` (which builds the Z3 terms): the same alternatives, read
+once into the table, so that the engines (intervals, induction, bounded paths, Spacer) share
+one encoding and one reading of it.
+
+- `leaves`: every state leaf in `unroll.state_leaves` order (vars, flow locals, pc, cur, loop
+  snapshots); `bounds[i]`: the declared (lo, hi) of leaf i, None where it has none (booleans,
+  sequence slots past the length);
+- `initial`: the concrete state at the first decision point (leaf values), and its `pc`;
+- `transitions(d)`: `Transition`s at decision point d (built on first use: the Relation's
+  alternatives, so encoding costs what it costs there).
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+from .dag import Dag
+from .encode import and_all, eq_leaf, is_num, lift, num, z3
+from .relation import successor_cases
+from .relation import Alternative, Relation
+from .transition import initial
+from .unroll import leaves, state_leaves
+
+__all__ = ["System", "Transition", "conjuncts"]
+
+
+@dataclass
+class Transition:
+    decision: int
+    alt: Alternative
+    label: str
+    pre: list  # ids of the conjuncts of: pc is d, the alternative's case, legality
+    post: list  # ids of the successor's leaves, aligned with System.leaves
+    cases: list  # [(v, id of "the successor's pc is v")]: the decision points (-1: the end) it leads to
+    params: list = field(default_factory=list)  # ids of the free constants that are not state leaves
+    legality_obligations: list = field(default_factory=list)  # ids (checked without the guard)
+    step_obligations: list = field(default_factory=list)  # ids (checked under the guard)
+
+
+def conjuncts(dag: Dag, i: int) -> list[int]:
+    """The conjuncts of node i (nested `and`s flattened; `true` dropped)."""
+    out, stack = [], [i]
+    while stack:
+        x = stack.pop()
+        if dag.op[x] == "and":
+            stack.extend(reversed(dag.args[x]))
+        elif dag.op[x] != "true":
+            out.append(x)
+    return out
+
+
+class System:
+    def __init__(self, rel: Relation):
+        self.rel, self.p, self.n = rel, rel.p, rel.n
+        self.dag = Dag()
+        terms = state_leaves(rel, rel.state, rel.snaps)
+        self.leaf_terms = terms
+        self.leaves = [self.dag.add(t) for t in terms]
+        self.index = {leaf: k for k, leaf in enumerate(self.leaves)}
+        self.pc_leaf = self.dag.add(rel.state.pc)
+        self.bounds = self._declared_bounds()
+        init = initial(rel.p, rel.n, rel.options)
+        self.initial_terms = state_leaves(rel, init.state, init.snapshots)
+        self.initial = [_literal_value(t) for t in self.initial_terms]
+        self.initial_pc = init.state.pc.as_long()
+        self._transitions: dict[int, list[Transition]] = {}
+
+    @property
+    def decisions(self) -> list[int]:
+        return list(range(len(self.p.decisions)))
+
+    def _declared_bounds(self) -> list:
+        """(lo, hi) per leaf from the relation's range constraints `lo <= x`, `x <= hi`."""
+        lo: dict[int, int] = {}
+        hi: dict[int, int] = {}
+        dag = self.dag
+        for c in self.rel.ranges(self.rel.state, self.rel.snaps):
+            i = dag.add(c)
+            for x in conjuncts(dag, i):
+                op = dag.op[x]
+                if op not in ("le", "ge"):
+                    continue
+                a, b = dag.args[x]
+                if op == "ge":  # b <= a
+                    a, b = b, a
+                if dag.op[a] == "num" and dag.op[b] == "leaf":
+                    lo[b] = max(lo.get(b, dag.value[a]), dag.value[a])
+                elif dag.op[a] == "leaf" and dag.op[b] == "num":
+                    hi[a] = min(hi.get(a, dag.value[b]), dag.value[b])
+        pc = self.pc_leaf
+        lo[pc], hi[pc] = -1, len(self.p.decisions) - 1
+        # a loop snapshot's slots past its length hold whatever the engine left there: the
+        # relation's range constraints about them are not facts of reachable states
+        for snap in self.rel.snaps.values():
+            if isinstance(snap, tuple):
+                for t in leaves(snap[0].items):
+                    i = dag.add(t)
+                    lo.pop(i, None)
+                    hi.pop(i, None)
+        return [(lo.get(leaf), hi.get(leaf)) if leaf in lo or leaf in hi else None for leaf in self.leaves]
+
+    def transitions(self, d: int) -> list[Transition]:
+        if d not in self._transitions:
+            out = []
+            rel, dag = self.rel, self.dag
+            state_ids = set(self.leaves)
+            for alt in rel.alternatives(d):
+                pre_terms = [rel.at_decision(d, rel.state)] + ([alt.pin] if alt.pin is not None else []) + [alt.guard]
+                pre = [x for t in pre_terms for x in conjuncts(dag, dag.add(t))]
+                post_terms = state_leaves(rel, alt.step.state, alt.step.snapshots)
+                post = [dag.add(t) for t in post_terms]
+                cases = [(v, dag.add(eq_leaf(alt.step.state.pc, num(v))) if v is not None else None)
+                         for v, _ in successor_cases(alt)]
+                tr = Transition(d, alt, alt.label, pre, post, cases)
+                tr.legality_obligations = [dag.add(o.cond) for o in alt.pre]
+                tr.step_obligations = [dag.add(o.cond) for o in alt.step.obligations]
+                support = 0
+                for x in pre + post:
+                    support |= dag.support(x)
+                tr.params = [x for x in dag.leaves_of(support) if x not in state_ids]
+                out.append(tr)
+            self._transitions[d] = out
+        return self._transitions[d]
+
+    def term(self, i: int):
+        """The z3 term of a leaf id."""
+        return self.dag.term[i]
+
+
+def _literal_value(t):
+    if is_num(t):
+        return t.as_long()
+    if z3.is_true(t):
+        return 1
+    if z3.is_false(t):
+        return 0
+    raise ValueError(f"the initial state is not concrete: {t}")
