@@ -86,7 +86,7 @@ def test_check_json_parses(capsys):
     code, out, err = run(["check", "--json", TICTACTOE], capsys)
     assert code == 0
     data = json.loads(out)
-    assert data == [{"spec": TICTACTOE, "ok": True, "diagnostics": []}]
+    assert data == {"reports": [{"spec": TICTACTOE, "ok": True, "diagnostics": [], "omitted": []}]}
 
 
 def test_check_json_reports_errors_as_data(tmp_path, capsys):
@@ -94,7 +94,7 @@ def test_check_json_reports_errors_as_data(tmp_path, capsys):
     bad.write_text('game g "G"\nplayers 2\nvar x: 0..3 = 9\n', encoding="utf-8")
     code, out, err = run(["check", "--json", str(bad)], capsys)
     assert code == 1
-    (result,) = json.loads(out)
+    (result,) = json.loads(out)["reports"]
     assert result["spec"] == str(bad) and result["ok"] is False
     codes = {d["code"] for d in result["diagnostics"]}
     assert {"missing-decl", "range"} <= codes
@@ -179,7 +179,8 @@ def test_play_different_seeds_differ(capsys):
 def test_play_many_games_json_summary(capsys):
     code, out, err = run(["play", TICTACTOE, "--games", "50", "--json"], capsys)
     assert code == 0
-    summary = json.loads(out)
+    (summary,) = json.loads(out)["reports"]
+    assert summary["kind"] == "summary"
     assert summary["games"] == 50
     assert summary["games_per_second"] is None or summary["games_per_second"] > 0
     assert 5 <= summary["mean_length"] <= 9  # tic-tac-toe ends after 5 to 9 moves
@@ -191,7 +192,8 @@ def test_play_many_games_json_summary(capsys):
 def test_play_one_game_json(capsys):
     code, out, err = run(["play", TICTACTOE, "--seed", "3", "--json"], capsys)
     assert code == 0
-    report = json.loads(out)
+    (report,) = json.loads(out)["reports"]
+    assert report["kind"] == "game"
     assert report["ended"] is True and report["seed"] == 3
     assert report["length"] == len(report["history"])
     assert len(report["scores"]) == 2
@@ -204,10 +206,10 @@ def test_play_unknown_option_exits_1(capsys):
     assert "this spec's options: none" in err
 
 
-def test_play_option_without_value_exits_1(capsys):
+def test_play_option_without_value_is_a_bad_command_line(capsys):
     code, out, err = run(["play", TICTACTOE, "--option", "nope"], capsys)
-    assert code == 1
-    assert err == "error: --option expects NAME=VALUE, got 'nope'\n"
+    assert code == 2
+    assert err.endswith("error: argument --option: expects NAME=VALUE, got 'nope'\n")
 
 
 def test_play_too_many_players_exits_1(capsys):
@@ -216,10 +218,10 @@ def test_play_too_many_players_exits_1(capsys):
     assert "is for 2..2 players, not 5" in err
 
 
-def test_play_zero_games_exits_1(capsys):
+def test_play_zero_games_is_a_bad_command_line(capsys):
     code, out, err = run(["play", TICTACTOE, "--games", "0"], capsys)
-    assert code == 1
-    assert "--games must be at least 1" in err
+    assert code == 2
+    assert "argument --games: must be at least 1, got 0" in err
 
 
 # ---------------------------------------------------------------- replay
@@ -241,10 +243,10 @@ def test_replay_reproduces_the_history(spec, players, tmp_path, capsys):
     text, history = _saved_game(spec, seed=5, players=players)
     trace = tmp_path / "game.json"
     trace.write_text(text, encoding="utf-8")
-    argv = ["play", spec, "--replay", str(trace)] + (["--players", str(players)] if players else [])
+    argv = ["play", spec, "--replay", str(trace)]  # the players come from the file
     code, out, err = run(argv + ["--json"], capsys)
     assert code == 0, err
-    report = json.loads(out)
+    (report,) = json.loads(out)["reports"]
     assert report["history"] == history
     assert report["ended"] is True
     # the readable form lists one numbered step per history entry

@@ -270,7 +270,7 @@ expect well_formed violated when cap > 7 "four moves above 7 pass the total's 30
 
 def test_cli_json_and_exit_codes(capsys, tmp_path):
     code = main(["verify", str(EXAMPLES / "tictactoe.rules"), "--json", "--games", "30"])
-    out = json.loads(capsys.readouterr().out)
+    (out,) = json.loads(capsys.readouterr().out)["reports"]
     assert code == 0
     assert set(out) >= {"spec", "options", "results", "score_bounds"}
     names = {r["name"] for r in out["results"]}
@@ -281,7 +281,7 @@ def test_cli_json_and_exit_codes(capsys, tmp_path):
     bad = tmp_path / "planted.rules"
     bad.write_text(DEADLOCK)
     code = main(["verify", str(bad), "--json", "--games", "30", "--trace-dir", str(tmp_path / "traces")])
-    out = json.loads(capsys.readouterr().out)
+    (out,) = json.loads(capsys.readouterr().out)["reports"]
     assert code == 1
     dl = [r for r in out["results"] if r["name"] == "no_deadlock"][0]
     assert dl["status"] == "violated" and dl["expected"] == "proved" and "trace" in dl
@@ -297,14 +297,14 @@ def test_cli_exit_code_tells_unproved_from_contradicted(capsys, tmp_path):
     spec.write_text(SHIFT)
     args = ["verify", str(spec), "--players", "2", "--games", "20", "--json"]
     assert main(args + ["--k", "1"]) == 4
-    out = json.loads(capsys.readouterr().out)
+    (out,) = json.loads(capsys.readouterr().out)["reports"]
     assert out["outcome"] == "inconclusive" and not out["as_expected"]
     assert main(args) == 0
-    assert json.loads(capsys.readouterr().out)["outcome"] == "as_expected"
+    assert json.loads(capsys.readouterr().out)["reports"][0]["outcome"] == "as_expected"
     spec.write_text(SHIFT + 'expect small violated "planted: it never is"\n')
     assert main(args) == 1
-    assert json.loads(capsys.readouterr().out)["outcome"] == "differs"
-    assert main(["verify", str(spec), "--k", "0"]) == 1
+    assert json.loads(capsys.readouterr().out)["reports"][0]["outcome"] == "differs"
+    assert main(["verify", str(spec), "--k", "0"]) == 2  # a bad command line
     assert "--k" in capsys.readouterr().err
 
 
@@ -313,7 +313,7 @@ def test_cli_errors_are_clear(capsys, tmp_path):
     assert "no property 'nope'" in capsys.readouterr().err
     assert main(["verify", str(EXAMPLES / "tictactoe.rules"), "--players", "7"]) == 1
     assert "outside" in capsys.readouterr().err
-    assert main(["verify", str(EXAMPLES / "tictactoe.rules"), "--timeout", "0"]) == 1
+    assert main(["verify", str(EXAMPLES / "tictactoe.rules"), "--timeout", "0"]) == 2  # a bad command line
     assert main(["verify", str(tmp_path / "missing.rules")]) == 1
 
 

@@ -118,15 +118,16 @@ class Game:
                          ("true" if value else "false") if kind[0] == "bool" else str(value))
         return out
 
-    def new_initial_state(self) -> "GameState":
-        return GameState(self)
+    def new_initial_state(self, logging: bool = False) -> "GameState":
+        """`logging`: keep a log of every step, from the set-up's first `say` on."""
+        return GameState(self, logging=logging)
 
     def state_from_json(self, text: str) -> "GameState":
         return GameState.from_json(self.engine, text)
 
 
 class GameState:
-    def __init__(self, game: Game, _raw=None):
+    def __init__(self, game: Game, _raw=None, logging: bool = False):
         self.game = game
         self.m = game.module
         self.history: list = []
@@ -135,6 +136,7 @@ class GameState:
             self.s = _raw
             return
         self.s = self.m.new_state(game.num_players, game.option_values)
+        self.s.logging = logging  # before the set-up runs: a `say` before the first decision is logged too
         self._advance(0)
 
     # ------------------------------------------------------------ driving
@@ -262,6 +264,8 @@ class GameState:
         if self.s.memo:  # memoised definitions are valid for one call only
             self.s.memo = {}
         s = self.s
+        if s.pc < 0:
+            raise ValueError("the game is over")
         d = self._decision()
         if d[0] != "simultaneous":
             raise ValueError("apply_actions is for simultaneous nodes")
@@ -404,30 +408,37 @@ class GameState:
 
     @staticmethod
     def from_json(engine: Engine, text: str) -> "GameState":
-        """Rebuild a state by replaying its history; every step is validated."""
+        """Rebuild a state by replaying its history; every step is validated.
+
+        The text follows the replay-file schema (`replayfile.py`); a bad one raises ValueError.
+        """
+        from .replayfile import read_replay
+        return replay_steps(engine, read_replay(text))
+
+
+def game_for_replay(engine: Engine, replay) -> Game:
+    """The game a replay file (`replayfile.ReplayFile`) was played in; errors name the file."""
+    from .replayfile import ReplayError
+    m = engine.module
+    if replay.game not in (None, m.GAME_NAME, m.GAME_TITLE):
+        raise ReplayError(f"this state is for game {replay.game!r}, not {m.GAME_NAME!r}", replay.path)
+    try:
+        return Game(engine, replay.players, replay.options)
+    except SpecError as exc:  # a player count or option the spec does not have: the file's fault
+        raise ReplayError("; ".join(d.message + "".join(f" ({n})" for n in d.notes) for d in exc.diagnostics),
+                          replay.path) from None
+
+
+def replay_steps(engine: Engine, replay, logging: bool = False) -> GameState:
+    """The state a replay file's history leads to; a step that is not legal raises ReplayError."""
+    from .replayfile import ReplayError
+    state = game_for_replay(engine, replay).new_initial_state(logging=logging)
+    for i, step in enumerate(replay.history):
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("history"), list):
-            raise ValueError("a state is a JSON object with 'players', 'options' and 'history'")
-        if data.get("game") not in (None, engine.module.GAME_NAME):
-            raise ValueError(f"this state is for game {data.get('game')!r}, not {engine.module.GAME_NAME!r}")
-        players = data.get("players")
-        if not isinstance(players, int):
-            raise ValueError("'players' must be a whole number")
-        options = data.get("options") or {}
-        if not isinstance(options, dict):
-            raise ValueError("'options' must be an object of NAME: VALUE")
-        state = Game(engine, players, options).new_initial_state()
-        for i, step in enumerate(data["history"]):
-            try:
-                if isinstance(step, list):
-                    state.apply_actions([int(a) for a in step])
-                elif isinstance(step, int) and not isinstance(step, bool):
-                    state.apply_action(step)
-                else:
-                    raise ValueError(f"expected an action id or a list of them, got {step!r}")
-            except ValueError as exc:
-                raise ValueError(f"history step {i}: {exc}") from None
-        return state
+            if isinstance(step, list):
+                state.apply_actions(step)
+            else:
+                state.apply_action(step)
+        except ValueError as exc:
+            raise ReplayError(f"history step {i}: {exc}", replay.path) from None
+    return state

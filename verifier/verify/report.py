@@ -1,10 +1,14 @@
 """`rulebook verify`'s text output: a summary table per spec, then each violation as a game.
 
-JSON output is `Report.as_json()` (run.py); this module is the human side only.
+JSON output is `Report.as_json()` (run.py); this module is the human side only. It prints
+only what is established: the longest game is a bound only where termination is proved,
+and the time of a row that merges player counts is labelled as their sum.
 """
 from __future__ import annotations
 
-from .run import Report
+from typing import Callable
+
+from .run import Report, Result
 
 MARK = {"proved": "proved", "violated": "VIOLATED", "unknown": "unknown"}
 
@@ -32,12 +36,36 @@ def rows(report: Report) -> list[dict]:
     return out
 
 
-def format_report(report: Report, traces: bool = True) -> str:
+def proved_lengths(report: Report) -> list[str]:
+    """The longest game per player count, where termination is proved for that count (the
+    static bound is a bound only then)."""
+    ends = {r.players for r in report.results if r.name == "termination" and r.status == "proved"}
+    return [f"{n} players: {v['decisions']} decisions, {v['chance']} chance draws"
+            for n, v in report.lengths.items() if n in ends and v["decisions"] is not None]
+
+
+def finished_line(result: Result, spec: str, elapsed: float) -> str:
+    """One finished property, for progress off a terminal."""
+    line = (f"[{elapsed:7.1f}s] {spec}, {result.players} players: {result.name} {MARK[result.status]} "
+            f"({result.method or 'no method'}, {result.seconds:.1f} s)")
+    if result.contradicts:
+        line += f" — NOT as the spec expects ({result.expected})"
+    elif result.inconclusive:
+        line += " — expected proved"
+    return line
+
+
+def format_report(report: Report, traces: bool = True,
+                  counterexample: Callable[[Result], str] | None = None) -> str:
+    """The table, the verdict and (with `traces`) each violation's game, as `counterexample`
+    renders it (default: the game as the verifier rendered it)."""
     lines = [f"{report.spec}" + (f"  (options: {', '.join(f'{k}={v}' for k, v in report.options.items())})"
                                  if report.options else "")]
     table = rows(report)
     width = max([len(r["name"]) for r in table] + [8])
-    lines.append(f"  {'property':<{width}}  {'players':<7}  {'status':<9}  {'method':<13}  {'time':>7}  expected")
+    summed = any(len(row["players"]) > 1 for row in table)
+    time_head = "Σ time" if summed else "time"
+    lines.append(f"  {'property':<{width}}  {'players':<7}  {'status':<9}  {'method':<13}  {time_head:>7}  expected")
     for row in table:
         r = row["result"]
         exp = "yes" if row["status"] == row["expected"] else f"NO (expected {row['expected']})"
@@ -50,8 +78,9 @@ def format_report(report: Report, traces: bool = True) -> str:
             lines.append(f"  {'':<{width}}    {detail}")
         if r.expected_text and row["expected"] != "proved":
             lines.append(f"  {'':<{width}}    the spec: {r.expected_text}")
-    lengths = [f"{n} players: {v['decisions']} decisions, {v['chance']} chance draws"
-               for n, v in report.lengths.items() if v["decisions"] is not None]
+    if summed:
+        lines.append("  (Σ time: the seconds of a row's player counts, added up)")
+    lengths = proved_lengths(report)
     if lengths:
         lines.append("  longest game (proved bound): " + "; ".join(lengths))
     if report.score_bounds:
@@ -71,10 +100,11 @@ def format_report(report: Report, traces: bool = True) -> str:
     lines.append(f"  {len(report.results)} results, {verdict}, {report.seconds:.1f} s")
     if traces:
         for r in report.results:
-            if r.status == "violated" and r.trace_text:
+            text = (counterexample(r) if counterexample is not None and r.trace is not None else "") or r.trace_text
+            if r.status == "violated" and text:
                 lines.append("")
                 lines.append(f"── {r.name} is violated with {r.players} players: the game ──")
-                lines.append(r.trace_text)
+                lines.append(text)
     return "\n".join(lines)
 
 

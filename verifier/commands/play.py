@@ -1,0 +1,82 @@
+"""`rulebook play`: random games (one as a log, many as a summary), or a saved game replayed.
+
+A replay takes its player count, options and moves from the file, so `--replay` refuses
+the flags that would set them. A verify trace ends with its failing clause, checked by
+replaying it (`verify/counterexample.py`); a trace that no longer fails exits 1.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..diagnostics import Sources
+from .common import EXIT_OK, EXIT_USER, Output, UsageError, UserError
+
+DEFAULT_GAMES, DEFAULT_SEED, DEFAULT_MAX_MOVES = 1, 0, 100_000
+
+
+def run(args, sources: Sources, out: Output) -> int:
+    from ..engine import play
+    from ..engine.runtime import Engine, Game
+    from ..frontend import load_program
+    if args.replay:
+        given = [flag for flag, value in (("--players", args.players), ("--option", args.option),
+                                          ("--seed", args.seed), ("--games", args.games),
+                                          ("--max-moves", args.max_moves)) if value not in (None, [])]
+        if given:
+            raise UsageError(f"--replay takes the players, options and moves from {args.replay}: "
+                             f"leave out {', '.join(given)}")
+    program, _ = load_program(args.spec, sources)
+    engine = Engine(program)
+    if args.replay:
+        return _replay(engine, args.replay, out)
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    games = DEFAULT_GAMES if args.games is None else args.games
+    max_moves = DEFAULT_MAX_MOVES if args.max_moves is None else args.max_moves
+    # random play needs games that end: options with a `finite` value use it unless set
+    game = Game(engine, args.players, dict(args.option), bounded=True)
+    if games == 1:
+        report = play.play_one(game, seed, max_moves, log=True)
+        out.add(dict(report, kind="game"))
+        if not out.as_json:
+            print(play.format_game(report))
+        return EXIT_OK
+    summary = play.play_many(game, games, seed, max_moves, progress=not args.no_progress and not out.as_json)
+    out.add(dict(summary, kind="summary"))
+    if not out.as_json:
+        print(play.format_summary(summary))
+    return EXIT_OK
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _replay(engine, path: str, out: Output) -> int:
+    from ..engine import play
+    from ..engine.replayfile import ReplayError, read_replay
+    from ..verify import counterexample
+    try:
+        trace = read_replay(read_text(path), path)
+        replayed = counterexample.replay(engine, trace)
+    except ReplayError as exc:
+        raise UserError(str(exc)) from None
+    report = dict(replayed.report, kind="replay")
+    ending = replayed.ending
+    if ending is not None:
+        report["failing"] = ending.as_json()
+    out.add(report)
+    if not out.as_json:
+        print(counterexample.render(replayed, full=True) if ending is not None else play.format_game(report))
+    if ending is not None and ending.shown is False:
+        print(f"error: {path}: the replay does not show what the trace says fails ({ending.property})",
+              file=sys.stderr)
+        return EXIT_USER
+    return EXIT_OK
