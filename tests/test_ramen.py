@@ -1,7 +1,7 @@
 """Ramen: the compiled spec/ramen.rules against an independent oracle written from the rulebook.
 
-The oracle (tests/oracles/ramen.py) comes from shared/rulebooks/ramen.es.txt and
-the R-* rules of shared/rules-digest.md; only the catalogue order, option names,
+The oracle (tests/oracles/ramen.py) is written from the published rulebook (the R-*
+rules cited in the spec); only the catalogue order, option names,
 move encoding and modelling conventions are shared with the spec.
 """
 from __future__ import annotations
@@ -105,14 +105,14 @@ def load_bowls(state, pref, all_bowls, tokens=(), kept=None):
         s.V_started[p] = len(bowls)
         s.V_bowled[p] = 0
         for b in range(10):
-            s.V_bowl_kinds[p][b] = 0
+            s.V_bowl_count[p][b] = [0] * 5
             s.V_bowl_value[p][b] = [0] * 5
             s.V_bowl_shoyu[p][b] = 0
         for b, bowl in enumerate(bowls):
             for c in bowl.cards:
                 k = KINDS.index(kind_of(c))
-                s.V_bowl_kinds[p][b] |= 1 << k
-                s.V_bowl_value[p][b][k] = value_of(c)
+                s.V_bowl_count[p][b][k] += 1
+                s.V_bowl_value[p][b][k] += value_of(c)
                 s.V_bowled[p] |= 1 << c
             s.V_bowl_shoyu[p][b] = bowl.shoyu
         s.V_shoyu_kept[p] = (kept or [0] * len(all_bowls))[p]

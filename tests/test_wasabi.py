@@ -1,7 +1,7 @@
 """Wasabi!: the compiled engine (spec/wasabi.rules) against an oracle written from
 the rulebook (tests/oracles/wasabi.py), in lockstep and on constructed positions.
 
-Rule IDs are those of the W-* section of shared/rules-digest.md."""
+Rule IDs are the W-* numbering the spec cites."""
 from __future__ import annotations
 
 import collections

@@ -1,7 +1,7 @@
 """A hand-written oracle of Ramen (with Grunchie and the Narutos), written from the rulebook.
 
-Sources: shared/rulebooks/ramen.es.txt (Spanish) and the R-* rules of
-shared/rules-digest.md.  It is deliberately NOT a translation of
+Source: the published Spanish rulebook, its rules numbered R-* as in the spec's
+citations.  It is deliberately NOT a translation of
 spec/ramen.rules: only the catalogue order, the option names and values, the
 move encoding and the engine's modelling conventions (seat numbering, order of
 the chance draws, one decision per take / kept card / shōyu) are shared.

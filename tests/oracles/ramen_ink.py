@@ -1,7 +1,7 @@
 """A hand-written oracle of Ramen Ink, written from the rulebook.
 
-Sources: shared/rulebooks/ramen-ink.en.txt and the I-* rules of
-shared/rules-digest.md.  It is deliberately NOT a translation of
+Source: the published English rulebook, its rules numbered I-* as in the spec's
+citations.  It is deliberately NOT a translation of
 spec/ramen_ink.rules; only the catalogue data (order and topping cards), the
 option names and the move encoding are shared with the engine, plus the
 engine's modelling conventions (seat numbering, the order of chance draws,

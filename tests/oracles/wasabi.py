@@ -1,7 +1,7 @@
 """A hand-written oracle of Wasabi!, written from the rulebook.
 
-Sources: shared/rulebooks/wasabi.es.txt (Spanish) and the W-* rules of
-shared/rules-digest.md.  It is deliberately NOT a translation of
+Source: the published Spanish rulebook, its rules numbered W-* as in the spec's
+citations.  It is deliberately NOT a translation of
 spec/wasabi.rules: only the data (the recipe catalogue, passed in; the tile
 counts, categories, starting-hand kinds, tokens and points below), the option
 names and the move encoding are shared with the engine, plus the engine's
