@@ -24,7 +24,7 @@ def run(args, sources: Sources, out: Output) -> int:
                                           ("--max-moves", args.max_moves)) if value not in (None, [])]
         if given:
             raise UsageError(f"--replay takes the players, options and moves from {args.replay}: "
-                             f"leave out {', '.join(given)}")
+                             f"leave out {', '.join(given)}", prog="rulebook play")
     program, _ = load_program(args.spec, sources)
     engine = Engine(program)
     if args.replay:

@@ -24,6 +24,8 @@ from ..ir.types import (ArrayT, BoolT, CatalogueT, EnumT, GridT, IntT, PlayerT, 
 
 CMP_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 INT_OPS = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
+# operators that chain to the left without parentheses: (a + b) - c is a + b - c
+CHAIN_GROUP = {"+": "sum", "-": "sum", "*": "product", "and": "and", "or": "or"}
 SET_OPS = {"+": "({0}) | ({1})", "-": "({0}) & ~({1})"}
 HALT = -1
 INLINE_DEF_NODES = 24   # definitions this small (IR nodes) are inlined at their calls
@@ -68,6 +70,7 @@ class CodeGen(StaticGen, MoveGen):
         # the flow's measured loops (pre-order): loop k keeps its previous measure in s.M_k
         self.measure_keys = {id(w): k for k, w in enumerate(program.measures)}
         self.measure_locals = 0  # measured loops in move bodies keep theirs in a Python local
+        self.chain_code: dict[int, tuple[str, str]] = {}  # id(Binary) -> (its chain group, its code)
         self.init_static({})
         self.init_static(self.eval_constants())
 
@@ -273,8 +276,13 @@ class CodeGen(StaticGen, MoveGen):
     def x_Binary(self, e):
         op = e.op
         left, right = self.expr(e.left), self.expr(e.right)
+        chained = self.chain_code.pop(id(e.left), None)
+        if chained is not None and chained[0] == CHAIN_GROUP.get(op) and chained[1] == left:
+            # a left operand of the same left-associative chain needs no parentheses: a flat sum of
+            # 400 terms is one level deep, not past the 200 parentheses Python's compiler allows
+            left = left[1:-1]
         if op in ("and", "or"):
-            return f"({left} {op} {right})"
+            return self.chained(e, f"({left} {op} {right})")
         if op in ("in", "notin"):
             ct = self.T(e.right)
             if isinstance(ct, SetT):
@@ -295,7 +303,13 @@ class CodeGen(StaticGen, MoveGen):
             rlo, rhi = int_bounds(self.T(e.right), self.p.max_players)
             if rlo <= 0 <= rhi:  # the divisor may be 0: a rule error with the spec location
                 return f"L.{'floordiv' if op == '//' else 'mod'}({left}, {right}, {self.where(e)})"
-        return f"({left} {INT_OPS[op]} {right})"
+        return self.chained(e, f"({left} {INT_OPS[op]} {right})")
+
+    def chained(self, e, code: str) -> str:
+        """Remember `code` as the parenthesised form of chain `e`, for its parent to flatten."""
+        if e.op in CHAIN_GROUP:
+            self.chain_code[id(e)] = (CHAIN_GROUP[e.op], code)
+        return code
 
     def x_RangeExpr(self, e):
         lo, hi = e.lo, e.hi

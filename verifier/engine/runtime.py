@@ -36,16 +36,18 @@ class Engine:
 
     def __init__(self, program: Program):
         self.program = program
+        from ..frontend import without_gc
         try:
-            self.source = generate(program)
-            self.module = load_module(self.source, program.name)
+            with without_gc():  # generation builds large acyclic structures (see without_gc)
+                self.source = generate(program)
+                self.module = load_module(self.source, program.name)
         except (RecursionError, MemoryError, SyntaxError) as exc:
             # Python's own compiler limits nesting (200 parentheses); any other
             # syntax error in generated code is a bug of ours and stays one
             if isinstance(exc, SyntaxError) and "nested" not in str(exc) and "too complex" not in str(exc):
                 raise
             from ..frontend import too_deep
-            raise SpecError([too_deep(program.spec.path)]) from None
+            raise SpecError([too_deep(program.spec.path, program.spec)]) from None
 
 
 def parse_option_values(engine: Engine, given: dict, bounded: bool = False) -> dict:

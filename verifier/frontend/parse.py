@@ -82,6 +82,11 @@ def syntax_diagnostic(exc: UnexpectedInput, path: str, text: str) -> Diagnostic:
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
         span = _span_at(path, exc.line, exc.column)
         if ch == '"':
+            bad = _invalid_escape(text, exc.pos_in_stream)
+            if bad is not None:  # the string does end, but an escape in it is not one of ours
+                line, col = exc.line, exc.column + (bad - exc.pos_in_stream)
+                return error(_span_at(path, line, col, 2), f"invalid escape '{text[bad:bad + 2]}' in a string",
+                             "inside a string write \\\" \\\\ \\n \\{ or \\}", code="syntax")
             return error(span, "unterminated string", "strings end on the same line with '\"'; "
                          "inside a string write \\\" \\\\ \\n \\{ or \\}", code="syntax")
         if ch == "=" and text[exc.pos_in_stream:exc.pos_in_stream + 2] == "==":
@@ -111,6 +116,26 @@ def syntax_diagnostic(exc: UnexpectedInput, path: str, text: str) -> Diagnostic:
         return error(_span_at(path, len(lines), len(lines[-1]) + 1),
                      f"unexpected end of file: expected {describe_expected(exc.expected)}", code="syntax")
     return error(Span.unknown(path), f"syntax error: {exc}", code="syntax")
+
+
+VALID_ESCAPES = '"\\n{}'
+
+
+def _invalid_escape(text: str, start: int) -> int | None:
+    """The offset of the first invalid escape in the string opening at `start`, if the string is
+    closed on its line; None if it runs to the end of the line (then it is unterminated)."""
+    i, bad = start + 1, None
+    while i < len(text) and text[i] != "\n":
+        ch = text[i]
+        if ch == '"':
+            return bad
+        if ch == "\\":
+            if i + 1 < len(text) and text[i + 1] not in VALID_ESCAPES and bad is None:
+                bad = i
+            i += 2
+            continue
+        i += 1
+    return None
 
 
 def _word_before(text: str, tok: lark.Token) -> str:

@@ -21,6 +21,8 @@ RESERVED = {"s", "self", "players", "num_players", "score", "winners", "true", "
 
 # The interval of a value the checker cannot bound (a score); a loop's measure must stay below it.
 UNBOUNDED = 10**9
+# "did you mean" for this many unknown names per spec (as many as `check` prints of one kind)
+SUGGESTIONS = 20
 
 
 @dataclass
@@ -104,6 +106,9 @@ class TypeChecker:
     def __init__(self, spec: N.Spec):
         self.spec = spec
         self.diags: list[Diagnostic] = []
+        self.suggestions = 0  # "did you mean" searches made (see `suggest`)
+        self.calls_of: dict[str, list[str]] = {}  # def name -> the defs its body calls
+        self.recursive: set[str] | None = None  # the defs on a cycle of calls, once known
         self.types: dict[int, Type] = {}
         self.symbols: dict[str, Symbol] = {}
         self.scopes: list[dict[str, Symbol]] = []
@@ -224,8 +229,14 @@ class TypeChecker:
         return sym.type.lo
 
     def suggest(self, name: str, names) -> str:
+        """"did you mean ...?" for an unknown name; `names` is the candidates or a function giving
+        them. Each suggestion compares the name with every candidate, so only the first
+        SUGGESTIONS unknown names get one: a spec with thousands of them stays linear."""
+        self.suggestions += 1
+        if self.suggestions > SUGGESTIONS:
+            return "check the spelling, or declare it"
         import difflib
-        close = difflib.get_close_matches(name, list(names), n=1)
+        close = difflib.get_close_matches(name, list(names() if callable(names) else names), n=1)
         return f"did you mean {close[0]!r}?" if close else "check the spelling, or declare it"
 
     def size_of(self, t: Type) -> int:
@@ -498,20 +509,73 @@ class TypeChecker:
         self.scopes.pop()
         self.check_recursion(d)
 
+    def def_calls(self, name: str) -> list[str]:
+        """The definitions `name`'s body calls, in walk order (computed once per definition)."""
+        calls = self.calls_of.get(name)
+        if calls is None:
+            body = self.symbols[name].decl.body
+            calls = self.calls_of[name] = [
+                node.func for node in walk(body)
+                if isinstance(node, N.Call) and node.func in self.symbols and self.symbols[node.func].kind == "def"]
+        return calls
+
+    def recursive_defs(self) -> set[str]:
+        """Definitions on a cycle of calls: Tarjan's strongly connected components, once per spec
+        (a search from every definition would be quadratic in a long chain of them)."""
+        if self.recursive is not None:
+            return self.recursive
+        defs = [n for n, sym in self.symbols.items() if sym.kind == "def"]
+        index, low, on_stack, stack, found = {}, {}, set(), [], set()
+        for root in defs:
+            if root in index:
+                continue
+            work = [(root, 0)]
+            while work:  # iterative: a chain of 100,000 calls must not recurse 100,000 deep
+                node, i = work.pop()
+                if i == 0:
+                    index[node] = low[node] = len(index)
+                    stack.append(node)
+                    on_stack.add(node)
+                calls = self.def_calls(node)
+                if i < len(calls):
+                    work.append((node, i + 1))
+                    nxt = calls[i]
+                    if nxt not in index:
+                        work.append((nxt, 0))
+                    elif nxt in on_stack:
+                        low[node] = min(low[node], index[nxt])
+                    continue
+                for nxt in calls:  # children done: their low links come back up
+                    if nxt in on_stack:
+                        low[node] = min(low[node], low[nxt])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        top = stack.pop()
+                        on_stack.discard(top)
+                        component.append(top)
+                        if top == node:
+                            break
+                    if len(component) > 1 or node in self.def_calls(node):
+                        found.update(component)
+        self.recursive = found
+        return found
+
     def check_recursion(self, d: N.DefDecl) -> None:
+        if d.name not in self.recursive_defs():
+            return
         seen, stack = set(), [(d, ())]
         while stack:
             cur, path = stack.pop()
-            for node in walk(cur.body):
-                if isinstance(node, N.Call) and node.func in self.symbols and self.symbols[node.func].kind == "def":
-                    if node.func == d.name:
-                        via = f" through {' -> '.join(repr(n) for n in path)}" if path else ""
-                        self.err(d.span, f"{d.name!r} calls itself{via}; definitions may not be recursive",
-                                 code="recursion")
-                        return
-                    if node.func not in seen:
-                        seen.add(node.func)
-                        stack.append((self.symbols[node.func].decl, path + (node.func,)))
+            for func in self.def_calls(cur.name):
+                if func == d.name:
+                    via = f" through {' -> '.join(repr(n) for n in path)}" if path else ""
+                    self.err(d.span, f"{d.name!r} calls itself{via}; definitions may not be recursive",
+                             code="recursion")
+                    return
+                if func not in seen:
+                    seen.add(func)
+                    stack.append((self.symbols[func].decl, path + (func,)))
 
     def check_outcome(self, o: N.OutcomeDecl) -> None:
         self.allow_score = False
@@ -813,7 +877,7 @@ class TypeChecker:
             return None
         sym = self.lookup(root.name)
         if sym is None:
-            self.err(root.span, f"unknown name {root.name!r}", self.suggest(root.name, self.visible_names()),
+            self.err(root.span, f"unknown name {root.name!r}", self.suggest(root.name, self.visible_names),
                      code="unknown-name")
             return None
         if sym.kind == "var" or (allow_locals and sym.kind == "local"):
@@ -898,7 +962,7 @@ class TypeChecker:
             return SeqT(t, self.size_of(t))
         sym = self.lookup(e.name)
         if sym is None:
-            self.err(e.span, f"unknown name {e.name!r}", self.suggest(e.name, self.visible_names()),
+            self.err(e.span, f"unknown name {e.name!r}", self.suggest(e.name, self.visible_names),
                      code="unknown-name")
             return None
         sym.used = True
@@ -1005,8 +1069,9 @@ class TypeChecker:
                     self.infer(a)
             return None
         if spec is None:
-            names = [n for n in self.visible_names() if n in BUILTINS or
-                     (self.lookup(n) is not None and self.lookup(n).kind == "def")]
+            def names():
+                return [n for n in self.visible_names() if n in BUILTINS or
+                        (self.lookup(n) is not None and self.lookup(n).kind == "def")]
             self.err(e.span, f"unknown function {e.func!r}", self.suggest(e.func, names),
                      code="unknown-name")
             for a in e.args:

@@ -191,6 +191,16 @@ def _deadlock(state: GameState, name: str, where: str) -> Ending:
 
 # ------------------------------------------------------------------ text
 
+CHANCE_RUN = 4  # this many chance draws in a row, or more, condense to one line
+
+
+def _chance_run(log: list, i: int) -> int:
+    n = 0
+    while i + n < len(log) and log[i + n].get("step") == "chance":
+        n += 1
+    return n
+
+
 def render(replayed: Replayed, full: bool = False) -> str:
     """The game, the state where it fails and the failing clause. `full`: the play log with every
     `say`; otherwise the moves only (the log's `say` lines are what makes traces long)."""
@@ -205,13 +215,20 @@ def render(replayed: Replayed, full: bool = False) -> str:
         log = [entry for entry in log if "step" in entry or entry["say"] in (REPEAT_MARK, BACK_MARK)]
     opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "none"
     lines = [f"{r['title']} — {r['players']} players, options: {opts}"]
-    number = 0
-    for entry in log:
+    number, i = 0, 0
+    while i < len(log):
+        entry = log[i]
+        run = _chance_run(log, i) if not full else 1
+        if run >= CHANCE_RUN:  # a deal of many cards is one line: the draws are in --full
+            lines.append(f"{number + 1:4d}–{number + run}. chance: {run} draws")
+            number, i = number + run, i + run
+            continue
         if "step" in entry:
             number += 1
             lines.append(f"{number:4d}. {entry['text']}")
         else:
             lines.extend(f"      {line}" for line in entry["say"].splitlines() or [""])
+        i += 1
     if not full and len(log) < len(r.get("log", [])):
         lines.append("      (the moves only: --full shows the whole log)")
     if replayed.state_text:
