@@ -10,6 +10,7 @@ import lark
 
 from ..diagnostics import Diagnostic, Sources, SpecError, error, has_errors, Span
 from ..ir.nodes import Spec
+from .fastparse import Fallback, parse_fast
 from .lower import lower_tree
 from .parse import parse_text
 from .typecheck import Program, typecheck
@@ -57,6 +58,12 @@ def deepest_declaration(top, path: str) -> tuple[Span, int]:
 
 
 def parse_spec(text: str, path: str) -> tuple[Spec | None, list[Diagnostic]]:
+    """The spec's IR and diagnostics: the hand-written parser for correct text (fast), lark —
+    the grammar's own parser, and the words of every syntax error — for the rest."""
+    try:
+        return parse_fast(text, path), []
+    except (Fallback, RecursionError):
+        pass
     tree = None
     try:
         tree, diags = parse_text(text, path)
