@@ -59,15 +59,21 @@ def read_text(path: str) -> str:
         raise UserError(f"{path} is not UTF-8 text (byte {exc.start})") from None
 
 
-def _replay(engine, path: str, out: Output) -> int:
-    from ..engine import play
+def load_replay(engine, text: str, path: str):
+    """What --replay makes of a file's text: the replayed game (`counterexample.Replayed`), or a
+    UserError naming the file. The replay fuzzer (tests/test_replay.py) drives this function."""
     from ..engine.replayfile import ReplayError, read_replay
     from ..verify import counterexample
     try:
-        trace = read_replay(read_text(path), path)
-        replayed = counterexample.replay(engine, trace)
+        return counterexample.replay(engine, read_replay(text, path))
     except ReplayError as exc:
         raise UserError(str(exc)) from None
+
+
+def _replay(engine, path: str, out: Output) -> int:
+    from ..engine import play
+    from ..verify import counterexample
+    replayed = load_replay(engine, read_text(path), path)
     report = dict(replayed.report, kind="replay")
     ending = replayed.ending
     if ending is not None:
