@@ -3,14 +3,15 @@ and the argument types of the command line.
 
 Exit codes (README.md, docs/commands.md):
 
-| code | meaning |
-|---|---|
-| 0 | success (`verify`: every result as the spec expects) |
-| 1 | a problem in your spec or files, or a value the spec does not allow (an unknown option or property, a player count outside the spec's range, a bad replay file); rules that broke while playing; `verify`: a result contradicts the spec |
-| 2 | a bad command line, whatever the spec: an unknown command or flag, a value of the wrong form or outside the flag's own range, flags that exclude each other |
-| 3 | an internal error of rulebook (a bug: please report; `--debug` shows the traceback) |
-| 4 | `verify` only: nothing contradicts the spec, but some proofs it expects were not found |
-| 130 | interrupted (Ctrl-C) |
+- 0: success (`verify`: every result as the spec expects);
+- 1: a problem in your spec or files, or a value the spec does not allow (an unknown option
+  or property, a player count outside the spec's range, a bad replay file); rules that broke
+  while playing; `verify`: a result contradicts the spec;
+- 2: a bad command line, whatever the spec: an unknown command or flag, a value of the wrong
+  form or outside the flag's own range, flags that exclude each other;
+- 3: an internal error of rulebook (a bug: please report; `--debug` shows the traceback);
+- 4: `verify` only: nothing contradicts the spec, but some proofs it expects were not found;
+- 130: interrupted (Ctrl-C).
 
 With `--json`, every command prints exactly one JSON object on standard output, whatever
 happens: `{"reports": [...]}` — one report per spec (per game for `play`), the same shape

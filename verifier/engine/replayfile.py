@@ -2,15 +2,15 @@
 
 A replay file is a JSON object:
 
-| key | required | value |
-|---|---|---|
-| `history` | yes | a list of steps; a step is an action id (a whole number, at least 0) or, at a simultaneous decision, a list of action ids, one per player |
-| `players` | yes | a whole number, the player count |
-| `options` | no | an object `NAME: VALUE`, each value a string, a whole number or true/false |
-| `game` | no | the spec's game name (its title is accepted too) |
-| `cycle_start` | no | where the cycle of an endless game begins (a position in the history) |
-| `failing` | no | what a `verify` trace shows failing: a property name, or an object with `property`, `kind`, `message`, `where` and `step` |
-| `property`, `kind`, `message`, `where`, `failing_step` | no | the same, written flat (older traces) |
+- `history` (required): a list of steps; a step is an action id (a whole number, at least 0)
+  or, at a simultaneous decision, a list of action ids, one per player;
+- `players` (required): a whole number, the player count;
+- `options`: an object `NAME: VALUE`, each value a string, a whole number or true/false;
+- `game`: the spec's game name (its title is accepted too);
+- `cycle_start`: where the cycle of an endless game begins (a position in the history);
+- `failing`: what a `verify` trace shows failing: a property name, or an object with
+  `property`, `kind`, `message`, `where` and `step`; older traces write these flat
+  (`property`, `kind`, `message`, `where`, `failing_step`).
 
 Other keys are ignored (a `play --json` report carries scores and a log), and the
 output of `play --json` itself — `{"reports": [one game]}` — is accepted as its game.

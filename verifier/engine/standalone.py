@@ -35,7 +35,8 @@ def standalone(source: str, options: dict | None = None, players: int | None = N
     if options:
         source = _replace_line(source, "OPTIONS = ", "OPTIONS = " + repr(dict(options)))
     if players is not None:
-        source = _replace_line(source, "MIN_PLAYERS, MAX_PLAYERS = ", f"MIN_PLAYERS, MAX_PLAYERS = {players}, {players}")
+        source = _replace_line(source, "MIN_PLAYERS, MAX_PLAYERS = ",
+                               f"MIN_PLAYERS, MAX_PLAYERS = {players}, {players}")
     return wrap(source)
 
 
