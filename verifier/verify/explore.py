@@ -160,6 +160,8 @@ class Finding:
     history: list
     failing_step: object = None
     failing_text: str = ""
+    found_by: str = ""              # which search found it (the falsifier says which strategy)
+    seconds: float | None = None    # how long the search had run when it found it
 
     def describe(self) -> str:
         head = {INVARIANT: f"invariant {self.name} fails: {self.message}",

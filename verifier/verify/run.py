@@ -29,6 +29,7 @@ from ..ir import nodes as N
 from ..smt.encode import Encoder, is_true, z3
 from ..smt.prove import Prover, Verdict
 from . import explore
+from .falsify import falsify
 from .length import max_length
 from .witness import game_of_path
 
@@ -137,6 +138,8 @@ class Budget:
     proof: float | None = 240.0  # seconds for all the proofs of one player count (None: no limit)
     depth: int = 30  # transitions unrolled by bounded model checking (and at most the proved length)
     k: int = 3  # the largest k tried by k-induction
+    falsify: float = 60.0  # seconds of directed search (falsify.py) for what random play did not break
+    # (none when `games` is 0: no play at all, what the solver finds alone)
 
 
 def _say(progress, text):
@@ -197,15 +200,26 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                explore.RULE_ERROR: "well_formed"}.get(f.kind)
         if key is not None and key not in violated:
             violated[key] = f
+    # directed search (method `directed`) for what random play did not break
+    directed_seconds: dict[str, float] = {}
+    targets = [name for name in [inv.name for inv in program.invariants] + ["no_deadlock", "well_formed"]
+               if wanted(name) and name not in violated]
+    if budget.falsify > 0 and budget.games > 0 and targets:
+        _say(progress, f"{n} players: directed search for {len(targets)} properties ({budget.falsify:.0f} s at most)")
+        for f in falsify(game, program, targets, seconds=budget.falsify, seed=n, max_steps=budget.max_steps,
+                         progress=lambda s: _say(progress, f"{n} players: {s}")):
+            key = {explore.INVARIANT: f.name, explore.DEADLOCK: "no_deadlock",
+                   explore.RULE_ERROR: "well_formed"}[f.kind]
+            violated[key], directed_seconds[key] = f, f.seconds
 
     bounded_seconds: dict[str, float] = {}  # violations found by bounded model checking
 
     def violation(name, f: explore.Finding, sentence, where):
         trace = explore.trace_json(game, f.history, failing=f)
         text = explore.render_trace(game, f.history, failing_text=f.describe())
-        method = "bounded" if name in bounded_seconds else "search"
-        add(name, sentence, where, Verdict("violated", method, f.describe(), bounded_seconds.get(name, search_seconds)),
-            trace, text)
+        method = "bounded" if name in bounded_seconds else "directed" if name in directed_seconds else "search"
+        seconds = bounded_seconds.get(name, directed_seconds.get(name, search_seconds))
+        add(name, sentence, where, Verdict("violated", method, f.describe(), seconds), trace, text)
 
     # 2. prove
     states, best = _sample(game, budget.samples, 1000 + n, budget.max_steps)

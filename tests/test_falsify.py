@@ -1,0 +1,324 @@
+"""verify/falsify: directed search finds planted bugs random play misses, each a game that replays to it.
+
+The planted specs are built so that random play (`explore.search`, as `rulebook verify` runs it)
+does not find their bug — each test checks that first, so a test that passes says something
+about the directed search, not about luck.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from helpers import EXAMPLES, SPEC_PATHS, engine_from_text, game
+from verifier.engine.gen_slack import UNBOUNDED, load_slacks
+from verifier.engine.lib import RuleError
+from verifier.engine.play import random_step
+from verifier.engine.runtime import CHANCE, Game, GameState
+from verifier.frontend import check_text
+from verifier.verify import explore
+from verifier.verify.explore import DEADLOCK, INVARIANT, RULE_ERROR, Finding
+from verifier.verify.falsify import EXHAUSTIVE_STATES, NO_DEADLOCK, WELL_FORMED, Falsifier, confirms, falsify
+from verifier.verify.run import Budget, verify
+
+ALL = ("exhaustive", "beam", "swarm")
+
+# A lock with four dials, turned one step at a time: it opens only at 7-2-9-4, 22 turns from the
+# start, and a random walk over 40 turns essentially never gets there. `bounded` truly holds.
+LOCK = '''
+game lock "A lock that opens to one combination"
+players 1
+var a: 0..9 = 0
+var b: 0..9 = 0
+var c: 0..9 = 0
+var d: 0..9 = 0
+flow {
+  for step in 1..40 {
+    choose 0 {
+      move up(w: 0..3) "turn {w} up" {
+        if w == 0 and a < 9 { a += 1 } elif w == 1 and b < 9 { b += 1 }
+        elif w == 2 and c < 9 { c += 1 } elif w == 3 and d < 9 { d += 1 }
+      }
+      move down(w: 0..3) "turn {w} down" {
+        if w == 0 and a > 0 { a -= 1 } elif w == 1 and b > 0 { b -= 1 }
+        elif w == 2 and c > 0 { c -= 1 } elif w == 3 and d > 0 { d -= 1 }
+      }
+    }
+  }
+}
+outcome { score p: 0 }
+invariant shut "the lock stays shut": not (a == 7 and b == 2 and c == 9 and d == 4)
+invariant bounded "the dials add up to at most 36": a + b + c + d <= 36
+'''
+
+# A ladder that jams at the top rung (nobody can move there): random play slips down three times
+# as often as it climbs, and neither the lowest nor the highest action id climbs steadily.
+LADDER = '''
+game ladder "A ladder that jams at the top"
+players 1
+var rung: 0..12 = 0
+flow {
+  for step in 1..60 {
+    choose 0 {
+      move slip(k: 1..3) "slip {k}" require above "enough rungs below": rung >= k and rung < 12 { rung -= k }
+      move climb() "climb" require below "a rung above": rung < 12 { rung += 1 }
+      move rest() "rest" require low "low enough to rest": rung < 10 { }
+    }
+  }
+}
+outcome { score p: rung }
+'''
+
+# The same ladder with nothing to stop a climb past its top: a rule error (`well_formed`).
+BREAKING_LADDER = '''
+game breaking_ladder "Climbing past the top rung breaks the ladder"
+players 1
+var rung: 0..11 = 0
+flow {
+  for step in 1..60 {
+    choose 0 {
+      move slip(k: 1..3) "slip {k}" require above "enough rungs below": rung >= k { rung -= k }
+      move climb() "climb" { rung += 1 }
+      move rest() "rest" { }
+    }
+  }
+}
+outcome { score p: rung }
+'''
+
+
+def inline(text: str) -> Game:
+    return Game(engine_from_text(text))
+
+
+def random_play_misses(g: Game) -> None:
+    found = explore.search(g, games=300, max_steps=5000, seed=1)
+    assert found.findings == [], [f.describe() for f in found.findings]
+
+
+def by_name(findings: list[Finding]) -> dict[str, Finding]:
+    return {f.name: f for f in findings}
+
+
+# ------------------------------------------------------------------ slack
+
+
+SLACKS = '''
+game numbers "Numbers to measure"
+players 1
+var x: 0..10 = 0
+var y: 0..10 = 0
+var on: bool = false
+var none: set of 0..3 = {}
+def low(v: 0..10): bool = v <= 4
+flow { choose 0 { move go() "go" { } } }
+outcome { score p: 0 }
+invariant le "": x <= 5
+invariant lt "": x < 5
+invariant ge "": x >= 5
+invariant eq "": x == y
+invariant ne "": x != y
+invariant negated "": not (x <= 5)
+invariant conj "": x <= 5 and y >= 2
+invariant disj "": x <= 5 or y >= 2
+invariant every "": all(i in 0..3: x + i <= 8)
+invariant some "": any(i in 0..3 where i != 0: x + i == 9)
+invariant left_out "": all(i in 0..3 where i > x + 5: y == 0)
+invariant no_items "": all(i in none: x == 99)
+invariant flag "": on
+invariant through_def "": low(x)
+'''
+
+
+def slack_values(x: int, y: int, on: bool = False) -> dict:
+    g = inline(SLACKS)
+    state = g.new_initial_state()
+    state.s.V_x, state.s.V_y, state.s.V_on = x, y, on
+    fns = load_slacks(g.engine.program, g.module)
+    return {inv[0]: fn(state.s) for inv, fn in zip(g.module.INVARIANTS, fns)}
+
+
+def test_slack_numbers_follow_the_documented_convention():
+    v = slack_values(3, 7)
+    assert v["le"] == 3 and v["lt"] == 2 and v["ge"] == -1  # 5-3+1, 5-3, 3-5+1
+    assert v["eq"] == -3 and v["ne"] == 4                    # 1-|3-7|, |3-7|
+    assert v["negated"] == 1 - v["le"]
+    assert v["conj"] == min(3, 7 - 2 + 1)
+    assert v["disj"] == 3  # the left side holds: the engine (and the slack) never look right
+    assert slack_values(7, 7)["disj"] == max(5 - 7 + 1, 7 - 2 + 1) and slack_values(7, 7)["conj"] == -1
+    assert v["every"] == min(8 - (3 + i) + 1 for i in range(4))
+    # an item `where` leaves out counts as how far `where` is from holding: i = 0 is 0 from `i != 0`
+    assert v["some"] == max([0] + [1 - abs(3 + i - 9) for i in range(1, 4)])
+    assert v["left_out"] == min(1 - (i - (3 + 5)) for i in range(4))  # holds: every item left out
+    assert v["no_items"] == UNBOUNDED
+    assert v["flag"] == 0 and slack_values(3, 7, on=True)["flag"] == 1
+    assert v["through_def"] == 4 - 3 + 1  # the definition's comparison, seen through the call
+    # on the boundary the slack is exactly 1 (holds) or 0 (fails)
+    edge = slack_values(5, 5)
+    assert edge["le"] == 1 and edge["lt"] == 0 and edge["eq"] == 1 and edge["ne"] == 0
+
+
+def test_slack_short_circuits_where_the_engine_does():
+    text = '''
+game partial "A guard before a partial operation"
+players 1
+var q: seq of 0..9 max 4 = []
+flow { choose 0 { move go() "go" { append 3 to q } } }
+outcome { score p: 0 }
+invariant guarded "": size(q) == 0 or first(q) < 9
+invariant guarded_and "": not (size(q) > 0 and first(q) == 9)
+'''
+    g = inline(text)
+    state = g.new_initial_state()  # q is empty: `first(q)` would raise
+    fns = load_slacks(g.engine.program, g.module)
+    assert [fn(state.s) >= 1 for fn in fns] == [True, True]
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_PATHS))
+def test_slack_is_positive_exactly_when_the_invariant_holds(name):
+    g = game(SPEC_PATHS[name])
+    fns = load_slacks(g.engine.program, g.module)
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(4):
+        state = g.new_initial_state()
+        while not state.is_terminal() and len(state.history) < 150:
+            for (inv, _, holds, _), fn in zip(g.module.INVARIANTS, fns):
+                assert (fn(state.s) >= 1) == bool(holds(state.s)), (inv, state.history)
+                checked += 1
+            try:
+                random_step(state, rng)
+            except RuleError:
+                break
+    assert checked > 0 or not g.module.INVARIANTS
+
+
+def test_a_broken_invariant_has_slack_at_most_zero():
+    g = inline(LOCK)
+    state = g.new_initial_state()
+    state.s.V_a, state.s.V_b, state.s.V_c, state.s.V_d = 7, 2, 9, 4
+    shut = load_slacks(g.engine.program, g.module)[0]
+    assert shut(state.s) <= 0 and "shut" in [n for n, _, _ in state.check_invariants()]
+    state.s.V_d = 5  # one turn away
+    assert shut(state.s) == 1
+
+
+# ------------------------------------------------------------------ planted bugs
+
+
+def test_beam_search_opens_the_lock_random_play_does_not():
+    g = inline(LOCK)
+    random_play_misses(g)
+    found = falsify(g, g.engine.program, ["shut"], seconds=30, seed=1, strategies=("beam",))
+    assert [f.name for f in found] == ["shut"]
+    f = found[0]
+    assert f.kind == INVARIANT and 7 + 2 + 9 + 4 <= len(f.history) <= 40  # 22 turns at the fewest
+    assert confirms(g, f)
+    state = explore.replay_history(g, f.history)
+    assert (state.s.V_a, state.s.V_b, state.s.V_c, state.s.V_d) == (7, 2, 9, 4)
+
+
+def test_every_strategy_together_opens_the_lock():
+    g = inline(LOCK)
+    found = by_name(falsify(g, g.engine.program, ["shut"], seconds=60, seed=3))
+    assert "shut" in found and confirms(g, found["shut"])
+
+
+def test_the_ladder_jams_found_by_each_strategy_alone():
+    g = inline(LADDER)
+    random_play_misses(g)
+    for strategies in (("beam",), ("swarm",), ("exhaustive",)):
+        found = falsify(g, g.engine.program, [NO_DEADLOCK], seconds=30, seed=1, strategies=strategies)
+        assert [f.kind for f in found] == [DEADLOCK], strategies
+        f = found[0]
+        assert confirms(g, f)
+        state = explore.replay_history(g, f.history)
+        assert state.s.V_rung == 12 and state.legal_actions() == []
+    assert len(f.history) == 12  # exhaustive search: breadth first, the shortest game
+
+
+def test_the_swarm_breaks_the_ladder_a_rule_error():
+    g = inline(BREAKING_LADDER)
+    random_play_misses(g)
+    found = falsify(g, g.engine.program, [WELL_FORMED], seconds=30, seed=1, strategies=("swarm",))
+    assert [f.kind for f in found] == [RULE_ERROR]
+    f = found[0]
+    assert f.failing_step is not None and f.failing_text.endswith("climb")
+    state = explore.replay_history(g, f.history)  # the history replays; the failing step raises
+    assert state.s.V_rung == 11
+    with pytest.raises(RuleError):
+        explore.apply_step(state, f.failing_step)
+
+
+def test_nothing_is_reported_where_nothing_breaks():
+    # tic-tac-toe: the exhaustive search checks every reachable state, then stops
+    g = game(EXAMPLES / "tictactoe.rules")
+    props = [inv[0] for inv in g.module.INVARIANTS] + [NO_DEADLOCK, WELL_FORMED]
+    assert falsify(g, g.engine.program, props, seconds=60, seed=1) == []
+    # the lock's true invariant, under directed search (too many states for the exhaustive one)
+    lock = inline(LOCK)
+    assert falsify(lock, lock.engine.program, ["bounded", NO_DEADLOCK, WELL_FORMED], seconds=3, seed=1) == []
+
+
+def test_the_exhaustive_search_knows_when_it_has_seen_every_state():
+    import time
+    ttt = game(EXAMPLES / "tictactoe.rules")
+    lock = inline(LOCK)
+    for g, complete in ((ttt, True), (lock, False)):  # 5,478 states; 10^4 dial settings x 41 turns
+        search = Falsifier(g, g.engine.program, [NO_DEADLOCK], seed=1, deadline=time.monotonic() + 60)
+        assert search.exhaustive(EXHAUSTIVE_STATES, time.monotonic() + 60) is complete
+
+
+def test_a_finding_that_does_not_replay_is_not_confirmed():
+    g = inline(LADDER)
+    f = falsify(g, g.engine.program, [NO_DEADLOCK], seconds=30, seed=1, strategies=("exhaustive",))[0]
+    assert confirms(g, f)
+    assert not confirms(g, Finding(DEADLOCK, DEADLOCK, f.message, f.where, f.history[:-1]))
+    assert not confirms(g, Finding(INVARIANT, "shut", "", "", f.history))
+
+
+def test_unknown_properties_are_refused():
+    g = inline(LADDER)
+    with pytest.raises(ValueError, match="no_such"):
+        falsify(g, g.engine.program, ["no_such"], seconds=1, seed=1)
+
+
+def test_verify_reports_the_directed_finding_with_its_game():
+    program, _ = check_text(LADDER, "ladder.rules")
+    report = verify(program, {}, budget=Budget(games=50, proof=30, falsify=20), only={"no_deadlock"})
+    (r,) = report.results
+    assert r.status == "violated" and r.method == "directed"
+    state = GameState.from_json(engine_from_text(LADDER), json.dumps(r.trace))
+    assert state.s.V_rung == 12 and state.legal_actions() == []
+
+
+# ------------------------------------------------------------------ Ramen Ink
+
+
+def ramen_ink_deadlock(players: int, seed: int, strategies=("swarm",)) -> tuple[Game, Finding]:
+    g = game(SPEC_PATHS["ramen_ink"], players, impossible_drawing="no_rule")
+    found = falsify(g, g.engine.program, [NO_DEADLOCK], seconds=300, seed=seed, strategies=strategies)
+    assert [f.kind for f in found] == [DEADLOCK]
+    return g, found[0]
+
+
+def assert_stuck_drawing(g: Game, f: Finding) -> None:
+    assert confirms(g, f)
+    state = GameState.from_json(g.engine, json.dumps(explore.trace_json(g, f.history, failing=f)))
+    who = state.current_player()
+    assert who not in (CHANCE,) and state.legal_actions(who) == []
+    assert state.m.DECISIONS[state.s.pc][4] == f.where
+    text = explore.render_trace(g, f.history, failing_text=f.describe())
+    assert "no legal move" in text
+
+
+def test_ramen_ink_drawing_gets_stuck_with_two_players_under_no_rule():
+    g, f = ramen_ink_deadlock(2, seed=2)
+    assert_stuck_drawing(g, f)
+
+
+@pytest.mark.slow
+def test_ramen_ink_drawing_gets_stuck_with_three_players_under_no_rule():
+    g, f = ramen_ink_deadlock(3, seed=0, strategies=ALL)
+    assert_stuck_drawing(g, f)
