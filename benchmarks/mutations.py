@@ -57,7 +57,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 SPECS = {"ramen": "spec/ramen.rules", "ramen_ink": "spec/ramen_ink.rules", "wasabi": "spec/wasabi.rules"}
-WASABI_LIMIT = {"turn_limit": "120"}  # games must end for play; a limit only cuts games short
+WASABI_LIMIT = {"turn_limit": "120"}
+PLAY_METHODS = {"search", "directed", "lasso"}  # verify methods that are games played, not solver results  # games must end for play; a limit only cuts games short
 
 
 @dataclass(frozen=True)
@@ -536,6 +537,8 @@ class VerifyRun:
     wall: float           # the whole command
     replayable: bool      # a violated result whose trace replays to the failure
     reason: str = ""
+    trace_given: bool = False  # verify gave a trace (for a violation at the start it may give none:
+                               # the empty game is then the trace, checked on the initial state)
 
     @property
     def caught(self) -> bool:
@@ -571,12 +574,12 @@ def run_verify(m: Mutation, spec_path: Path, solver_only: bool, budget: float, t
     except (ValueError, KeyError, TypeError):
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
         return VerifyRun("error", "", 0.0, wall, False, tail[0][:300])
-    replayable = False
-    if r["status"] == "violated" and isinstance(r.get("trace"), dict):
+    replayable, given = False, isinstance(r.get("trace"), dict)
+    if r["status"] == "violated" and (given or r.get("method") == "initiation"):
         game = game_of(m, spec_path.read_text(encoding="utf-8"), str(spec_path))
-        replayable = replays_to_failure(game, r["trace"].get("history", []), m.breaks)
+        replayable = replays_to_failure(game, r["trace"].get("history", []) if given else [], m.breaks)
     return VerifyRun(r["status"], r.get("method", ""), float(r.get("seconds", 0.0)), wall, replayable,
-                     r.get("reason", "")[:300])
+                     r.get("reason", "")[:300], given)
 
 
 # ------------------------------------------------------------------ the runner
@@ -672,7 +675,9 @@ def line(row: dict) -> str:
         v = row.get(k)
         if v is not None:
             flag = " FALSE PROOF" if v["status"] == "proved" else ""
-            trace = " (trace replays)" if v["caught"] else (" (trace does not replay)" if v["status"] == "violated" else "")
+            trace = (" (trace replays)" if v["caught"] and v.get("trace_given", True) else
+                     " (no trace: the initial state breaks it)" if v["caught"] else
+                     " (trace does not replay)" if v["status"] == "violated" else "")
             parts.append(f"{label}: {v['status']}/{v['method'] or '-'} {v['seconds']:.0f}s{trace}{flag}")
     return "  ".join(parts)
 
@@ -697,6 +702,11 @@ def summary(rows: list) -> str:
             errors = sum(1 for v in runs if v["status"] == "error")
             out.append(f"{label}: {caught}/{len(runs)} = {100 * caught / len(runs):.0f}% caught as violated with a "
                        f"replayable trace {methods or ''}; false proofs: {proved}; errors: {errors}")
+            if k == "solver":
+                played = sum(n for m, n in methods.items() if m in PLAY_METHODS)
+                if played:
+                    out.append(f"  warning: {played} of them found by play ({', '.join(sorted(PLAY_METHODS))}) "
+                               f"although --games 0 asks for the solver alone")
     return "\n".join(out)
 
 
