@@ -26,7 +26,7 @@ from .relation import Alternative, Relation
 from .transition import initial
 from .unroll import leaves, state_leaves
 
-__all__ = ["System", "Transition", "conjuncts"]
+__all__ = ["System", "Transition", "conjuncts", "flatten_and"]
 
 
 @dataclass
@@ -40,6 +40,22 @@ class Transition:
     params: list = field(default_factory=list)  # ids of the free constants that are not state leaves
     legality_obligations: list = field(default_factory=list)  # ids (checked without the guard)
     step_obligations: list = field(default_factory=list)  # ids (checked under the guard)
+    pre_terms: list = field(default_factory=list)  # z3 terms of `pre`, in its order
+    post_terms: list = field(default_factory=list)  # z3 terms of `post`
+    case_terms: dict = field(default_factory=dict)  # v -> z3 term of "the successor's pc is v"
+    renaming: list = field(default_factory=list)  # [(pre leaf term, post term)] where they differ
+
+
+def flatten_and(term) -> list:
+    """The conjuncts of a z3 formula (nested `And`s flattened; `True` dropped)."""
+    out, stack = [], [term]
+    while stack:
+        t = stack.pop()
+        if z3.is_and(t):
+            stack.extend(reversed(t.children()))
+        elif not z3.is_true(t):
+            out.append(t)
+    return out
 
 
 def conjuncts(dag: Dag, i: int) -> list[int]:
@@ -110,13 +126,17 @@ class System:
             rel, dag = self.rel, self.dag
             state_ids = set(self.leaves)
             for alt in rel.alternatives(d):
-                pre_terms = [rel.at_decision(d, rel.state)] + ([alt.pin] if alt.pin is not None else []) + [alt.guard]
-                pre = [x for t in pre_terms for x in conjuncts(dag, dag.add(t))]
+                whole = [rel.at_decision(d, rel.state)] + ([alt.pin] if alt.pin is not None else []) + [alt.guard]
+                pre_terms = [c for t in whole for c in flatten_and(t)]
+                pre = [dag.add(t) for t in pre_terms]
                 post_terms = state_leaves(rel, alt.step.state, alt.step.snapshots)
                 post = [dag.add(t) for t in post_terms]
-                cases = [(v, dag.add(eq_leaf(alt.step.state.pc, num(v))) if v is not None else None)
-                         for v, _ in successor_cases(alt)]
-                tr = Transition(d, alt, alt.label, pre, post, cases)
+                case_terms = {v: eq_leaf(alt.step.state.pc, num(v)) for v, _ in successor_cases(alt) if v is not None}
+                cases = [(v, dag.add(case_terms[v]) if v is not None else None) for v, _ in successor_cases(alt)]
+                tr = Transition(d, alt, alt.label, pre, post, cases, pre_terms=pre_terms, post_terms=post_terms,
+                                case_terms=case_terms,
+                                renaming=[(a, b) for a, b, i, j in zip(self.leaf_terms, post_terms, self.leaves, post)
+                                          if i != j])
                 tr.legality_obligations = [dag.add(o.cond) for o in alt.pre]
                 tr.step_obligations = [dag.add(o.cond) for o in alt.step.obligations]
                 support = 0

@@ -1,0 +1,298 @@
+"""Induction over the transition system, one small query per claim instance and move.
+
+A claim (a spec invariant, or an auxiliary fact) is split into its *instances*: the conjuncts
+of its formula over the free state (`all(p in players: all(x in D: ...))` is one instance
+per player and item of D). Houdini: every live instance is assumed before a move and must hold after
+it, for every feasible move of every reachable decision point (the interval analysis says which
+are feasible and reachable); instances some move can break are dropped until nothing is — what
+is left is inductive together, hence true in every reachable state. A claim is proved when all
+its instances are left.
+
+Each query is *sliced* (cone of influence, then localization with refinement): it first asserts
+only what shares a leaf with the instance after the move — the move's conditions and the live
+instances that read those leaves, and the interval facts about them; only if that small query
+has a model is the whole one asked (every condition, every live instance, the move's run-time
+checks). A model of the whole query is a counterexample to induction (the state before it may
+be unreachable: the instance is dropped, not refuted). An unsatisfiable answer is kept with the
+instances it assumed, and re-used while they all stay live.
+
+The interval facts rest on the run-time checks holding (see `intervals.py`), and so does every
+proof here: it says so (`rests_on`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..encode import CTX, and_all, eq_leaf, lift, not_, num, z3
+from ..system import System, flatten_and
+from .intervals import BIG, Intervals
+
+__all__ = ["Claim", "Induction", "Outcome"]
+
+SYMBOLIC_MS = 2000  # a first try with the move's choices symbolic, before asking value by value
+
+
+@dataclass
+class Claim:
+    name: str
+    node: object  # the InvariantDecl, or None for an auxiliary fact
+    instances: list  # z3 formulas over the free state (the relation's step 0)
+
+
+@dataclass
+class Outcome:
+    proved: bool
+    kind: str = ""  # when not proved: "sat" (a counterexample to induction), "unknown", "time"
+    decision: int | None = None
+    move: str = ""
+    detail: str = ""
+    model: object = None
+    instance: object = None
+
+
+@dataclass
+class _Query:
+    used: frozenset = field(default_factory=frozenset)  # instance keys an unsat answer assumed
+
+
+class Induction:
+    def __init__(self, system: System, facts: Intervals | None, timeout: float = 20.0,
+                 deadline: float | None = None, progress=None):
+        self.sys, self.facts = system, facts
+        self.timeout_ms = max(1, int(timeout * 1000))
+        self.deadline = deadline
+        self.progress = progress or (lambda text: None)
+        self._fact_terms: dict = {}
+        self._post: dict = {}
+        self._answers: dict = {}
+        self.queries = 0
+        self.sliced_settled = 0
+        self.slow: list = []  # (seconds, what) of solver calls over a second, for the log
+
+    # ------------------------------------------------------------ facts
+    def fact_terms(self, d: int, leaves: list) -> list:
+        """The interval facts at d about these leaves (proved by the interval analysis)."""
+        if self.facts is None:
+            return []
+        env = self.facts.states.get(d)
+        if env is None:
+            return []
+        out = []
+        dag = self.sys.dag
+        for leaf in leaves:
+            key = (d, leaf)
+            t = self._fact_terms.get(key)
+            if t is None:
+                v = env.get(leaf)
+                t = True
+                if v is not None and leaf in dag.term:
+                    x = dag.term[leaf]
+                    if dag.is_bool[leaf]:
+                        t = x if v == (1, 1) else not_(x) if v == (0, 0) else True
+                    else:
+                        parts = []
+                        if v[0] > -BIG:
+                            parts.append(lift(lambda a, b: a <= b, num(v[0]), x))
+                        if v[1] < BIG:
+                            parts.append(lift(lambda a, b: a <= b, x, num(v[1])))
+                        t = and_all(parts) if parts else True
+                self._fact_terms[key] = t
+            if t is not True:
+                out.append(t)
+        return out
+
+    def reachable(self) -> list[int]:
+        if self.facts is None or not self.facts.complete:
+            return self.sys.decisions
+        return [d for d in self.sys.decisions if self.facts.states.get(d) is not None]
+
+    def transitions(self, d: int) -> list:
+        if self.facts is not None and self.facts.complete and d in self.facts.feasible:
+            return self.facts.feasible[d]
+        return self.sys.transitions(d)
+
+    def _cases(self, tr) -> list:
+        out = []
+        for v, _ in tr.cases:
+            if v is not None and self.facts is not None and self.facts.complete and self.facts.states.get(v) is None:
+                continue  # the move cannot lead there from a reachable state
+            out.append(v)
+        return out
+
+    # ------------------------------------------------------------ the fixpoint
+    def run(self, claims: list[Claim], lemmas: list | None = None) -> dict[str, Outcome]:
+        """Each claim first alone (its own instances, the interval facts and `lemmas`: formulas
+        already proved), then those some move broke from a state satisfying them — not those
+        the solver gave up on: more to assume is not easier — again, assuming everything the
+        first pass proved (the instances that survived are inductive, whether or not their
+        whole claim did)."""
+        lemmas = list(lemmas or [])
+        results: dict[str, Outcome] = {}
+        proved: dict[str, list] = {}
+        for c in claims:
+            out, alive = self._houdini([c], lemmas)
+            results[c.name] = out[c.name]
+            proved[c.name] = alive
+        retry = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
+        if retry and len(claims) > 1:
+            others = [f for name, alive in proved.items() for f in alive]
+            out, _ = self._houdini(retry, lemmas + others)
+            for c in retry:
+                if out[c.name].proved or out[c.name].kind == "sat":
+                    results[c.name] = out[c.name]
+        self.lemmas = lemmas + [f for alive in proved.values() for f in alive]
+        return results
+
+    def _houdini(self, claims: list[Claim], lemmas: list) -> tuple[dict[str, Outcome], list]:
+        """(outcome per claim, the instances left: inductive together with the lemmas)."""
+        dag = self.sys.dag
+        live: dict[int, object] = {}  # formula id -> formula
+        owner: dict[int, int] = {}  # formula id -> claim index
+        support: dict[int, int] = {}
+        for ci, c in enumerate(claims):
+            for f in c.instances:
+                k = dag.add(f)
+                live[k], owner[k], support[k] = f, ci, dag.support(k)
+        given = {}
+        for f in lemmas:
+            k = dag.add(f)
+            if k not in live:
+                given[k] = f
+                support[k] = dag.support(k)
+        failed: dict[int, Outcome] = {}
+        while True:
+            dropped: dict[int, Outcome] = {}
+            for d in self.reachable():
+                self.progress(f"induction at decision point {d}")
+                for tr in self.transitions(d):
+                    for v in self._cases(tr):
+                        for key, f in list(live.items()):
+                            if key in dropped:
+                                continue
+                            out = self._check(d, tr, v, key, f, live, given, support, dropped)
+                            if out is not None:
+                                dropped[key] = out
+                                failed.setdefault(owner[key], out)
+                                if out.kind == "time":
+                                    return self._outcomes(claims, failed, out), []
+            if not dropped:
+                break
+            for key in dropped:
+                live.pop(key, None)
+        return self._outcomes(claims, failed, None), list(live.values())
+
+    @staticmethod
+    def _outcomes(claims, failed: dict, cut: Outcome | None) -> dict[str, Outcome]:
+        out = {}
+        for ci, c in enumerate(claims):
+            out[c.name] = failed.get(ci) or (cut if cut is not None else Outcome(True))
+        return out
+
+    def _post_of(self, tr, key, f):
+        k = (id(tr), key)
+        p = self._post.get(k)
+        if p is None:
+            p = self._post[k] = z3.substitute(f, *tr.renaming) if tr.renaming else f
+        return p
+
+    def _check(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
+        """None if the instance holds after the move (to decision point v); else why not."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return Outcome(False, "time", d, tr.label, "the time budget ran out")
+        post = self._post_of(tr, key, f)
+        if post.eq(f):
+            return None  # the move leaves what it reads as it was
+        answer_key = (id(tr), v, key)
+        known = self._answers.get(answer_key)
+        if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
+            return None
+        dag = self.sys.dag
+        target = dag.support(dag.add(post))
+        case = tr.case_terms.get(v)
+        assumable = [k for k in list(live) + list(given) if k not in dropped]
+        # the slice: what shares a leaf with the instance after the move
+        conds = [t for t, i in zip(tr.pre_terms, tr.pre) if dag.support(i) & target]
+        hyps = [k for k in assumable if support[k] & target]
+        bits = target
+        for i in tr.pre:
+            if dag.support(i) & target:
+                bits |= dag.support(i)
+        for k in hyps:
+            bits |= support[k]
+        formulas = [live.get(k, given.get(k)) for k in hyps]
+        r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split)
+        if r == z3.unsat:
+            self.sliced_settled += 1
+            self._answers[answer_key] = _Query(frozenset(hyps))
+            return None
+        if r == z3.unknown:  # the whole query is only harder
+            return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
+        # the whole query: every condition, every live instance, the move's run-time checks
+        hyps = assumable
+        bits = target
+        for i in tr.pre:
+            bits |= dag.support(i)
+        for k in hyps:
+            bits |= support[k]
+        checks = [o.cond for o in tr.alt.pre + tr.alt.step.obligations]
+        formulas = [live.get(k, given.get(k)) for k in hyps]
+        r, model = self._ask(d, bits, tr.pre_terms, formulas, case, post, checks, tr.alt.split)
+        if r == z3.unsat:
+            self._answers[answer_key] = _Query(frozenset(hyps))
+            return None
+        if r == z3.sat:
+            return Outcome(False, "sat", d, tr.label, "", model, f)
+        return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
+
+    def _ask(self, d, bits, conds, hyps, case, post, checks, splits=()):
+        """Is "conds, hyps, checks, case and not post" satisfiable (with the interval facts at d
+        about the leaves in `bits`)? When the solver gives up and the move has choices with few
+        values (`splits`: a chance outcome, a parameter), they are fixed one value at a time:
+        the solver settles "the set has one item fewer" for each item in milliseconds, and not
+        within minutes for a symbolic one. (Each value gets a solver of its own, with the value
+        substituted: after push/pop Z3 no longer preprocesses, and the value would not fold.)"""
+        self.queries += 1
+        parts = [*self.fact_terms(d, self.sys.dag.leaves_of(bits)), *conds, *hyps, *checks]
+        if case is not None:
+            parts.append(case)
+        parts.append(not_(post))
+        first = min(self.timeout_ms, SYMBOLIC_MS) if splits else self.timeout_ms
+        r, info = self._solve(parts, first)
+        if r == z3.unknown and splits:
+            return self._split(parts, splits)
+        return r, info
+
+    def _solve(self, parts: list, ms: int):
+        remaining = None if self.deadline is None else self.deadline - time.perf_counter()
+        if remaining is not None:
+            ms = max(1, min(ms, int(remaining * 1000)))
+        sol = z3.Solver(ctx=CTX)
+        sol.set("timeout", ms)
+        sol.add(*parts)
+        t0 = time.perf_counter()
+        r = sol.check()
+        spent = time.perf_counter() - t0
+        if spent > 1.0:
+            self.slow.append((round(spent, 1), str(r), len(parts)))
+        if r == z3.sat:
+            return r, sol.model()
+        if r == z3.unknown:
+            return r, sol.reason_unknown()
+        return r, None
+
+    def _split(self, parts: list, splits):
+        (leaf, lo, hi), rest = splits[0], splits[1:]
+        for value in range(lo, hi + 1):
+            fixed = [z3.substitute(p, (leaf, num(value))) for p in parts] + [eq_leaf(leaf, num(value))]
+            r, info = self._solve(fixed, min(self.timeout_ms, SYMBOLIC_MS) if rest else self.timeout_ms)
+            if r == z3.unknown and rest:
+                r, info = self._split(fixed, rest)
+            if r != z3.unsat:
+                return r, info
+        return z3.unsat, None
+
+
+def instances_of(formula) -> list:
+    """A claim's instances: the conjuncts of its formula."""
+    return flatten_and(formula) or [formula]
