@@ -31,6 +31,7 @@ def spans(node) -> list:
     while stack:
         n = stack.pop()
         out.append((type(n).__name__, n.span))
+        out.extend(("cite", c, c.span) for c in getattr(n, "cites", ()) or ())
         stack.extend(n.children())
     return out
 
@@ -93,6 +94,14 @@ def test_every_spec_file_parses_the_same(path):
     'game g "G" const S: text = "{"',
     'game g "G" const S: text = "a\\tb"',
     'game g "G" enum E { a "A" aka "B", b, } record R { f: 0..3, } shown "{f}"',
+    'game g "G" rules end "E" { @A-1 "x" @B-2-C "{y}" } rules turn "T" {}',
+    'game g "G" rulesx end "E" {}',
+    'game g "G" rules finish "E" {}',
+    'game g "G" display { cards "C" per p for x in S: x value "V": a board "G": b row "R": c }',
+    'game g "G" display { cards "C": a cards = 1 }',
+    'game g "G" display { grid "C": a }',
+    'game g "G" display { value "V": a\n not in b }',
+    'game g "G" flow { cards = 1 value = 2 board = 3 }',
 ])
 def test_contextual_corners(text):
     agrees(text)

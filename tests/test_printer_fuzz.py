@@ -358,6 +358,14 @@ flow {
   }
 }
 outcome { score p: size(hand) }
+rules turn "Turns" { @R-W1 "turns go on while the first player moves" }
+rules end "The end" { @R-E1 "without a limit the game may not end" }
+display {
+  board "Board": board
+  cards "Hand" per p: hand
+  row "Marks" for c in Cell: mark_of(turn)
+  value "Turn": turn
+}
 """
 
 
@@ -384,6 +392,8 @@ def test_expectations_and_measures_round_trip():
     printed = print_spec(_round_trip(spec, "m.rules"))
     assert 'expect termination violated when limit == 0 "without a limit the game goes on" @R-E1' in printed
     assert "while turn == 0 decreases size(hand) @R-W1 {" in printed
+    assert 'rules end "The end" {\n  @R-E1 "without a limit the game may not end"\n}' in printed
+    assert '  row "Marks" for c in Cell: mark_of(turn)\n' in printed and '  cards "Hand" per p: hand\n' in printed
     outer = spec.of_kind(N.FlowDecl)[0].body.stmts[0]
     assert print_expr(outer.decreases) == "size(hand)" and outer.cites == ("R-W1",)
     assert outer != N.While(outer.cond, outer.body, outer.cites)  # the measure takes part in equality

@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_settings(c, "player counts to set a game up with (default: the spec's minimum)", many_players=True)
     c.add_argument("--json", action="store_true", help="print the diagnostics as JSON")
     c.add_argument("--werror", action="store_true", help="treat warnings as errors")
+    c.add_argument("--strict", action="store_true",
+                   help="a declared rule that no clause cites, or a rules section out of the rulebook's order, "
+                        "is an error (not a warning)")
     c.add_argument("--max-per-kind", type=whole_number(0), default=check.DEFAULT_PER_KIND, metavar="N",
                    help=f"print at most N diagnostics of each kind, then a count of the rest "
                         f"(default {check.DEFAULT_PER_KIND}; 0: all)")

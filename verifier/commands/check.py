@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import replace
 
-from ..diagnostics import Diagnostic, Sources, SpecError, error, has_errors, render
+from ..diagnostics import Diagnostic, Severity, Sources, SpecError, error, has_errors, render
+from ..frontend.check_docs import STRICT_CODES
 from .common import EXIT_OK, EXIT_USER, Output
 
 DEFAULT_PER_KIND = 20
@@ -80,6 +82,8 @@ def run(args, sources: Sources, out: Output) -> int:
     failed = False
     for path in args.specs:
         diags = check_one(path, sources, args.players, options)
+        if getattr(args, "strict", False):
+            diags = [replace(d, severity=Severity.ERROR) if d.code in STRICT_CODES else d for d in diags]
         bad = has_errors(diags) or (args.werror and bool(diags))
         failed |= bad
         shown, omitted = cap(diags, args.max_per_kind)

@@ -159,7 +159,8 @@ class Parser:
     def cites(self) -> tuple:
         out = []
         while self.toks[self.i][0] == CITE:
-            out.append(self.toks[self.i][1][1:])
+            tok = self.toks[self.i]
+            out.append(N.Cite(tok[1][1:], self.token_span(tok)))
             self.i += 1
         return tuple(out)
 
@@ -486,6 +487,50 @@ class Parser:
         text = self.plain_string(self.string_token())
         cites = self.cites()
         return N.ExpectDecl(name, status, when, text, cites, span=self.span_from(start))
+
+    def decl_rules(self):
+        start = self.keyword("rules")
+        kind = self.one_of(N.SECTION_KINDS)
+        title = self.plain_string(self.string_token())
+        self.op("{")
+        rules = []
+        while self.peek()[0] == CITE:
+            first = self.next()
+            text = self.plain_string(self.string_token())
+            rules.append(N.RuleDecl(first[1][1:], text, span=self.span_from(first)))
+        self.op("}")
+        return N.RulesDecl(kind, title, tuple(rules), span=self.span_from(start))
+
+    def decl_display(self):
+        start = self.keyword("display")
+        self.op("{")
+        items = []
+        while not self.is_op("}"):
+            first = self.peek()
+            kind = self.one_of(N.DISPLAY_KINDS)  # any other word: lark decides (it may be a keyword)
+            title = self.plain_string(self.string_token())
+            player = None
+            if self.is_word("per"):
+                self.i += 1
+                player = self.name()
+            var = source = None
+            if self.is_word("for"):
+                self.i += 1
+                var = self.name()
+                self.keyword("in")
+                source = self.expr()
+            self.op(":")
+            items.append(N.DisplayItem(kind, title, player, var, source, self.expr(), span=self.span_from(first)))
+        self.i += 1
+        return N.DisplayDecl(tuple(items), span=self.span_from(start))
+
+    def one_of(self, words) -> str:
+        """One of a fixed set of keywords (a section kind, a display kind)."""
+        tok = self.peek()
+        if tok[0] != NAME or tok[1] not in words:
+            raise Fallback(f"expected one of {words}")
+        self.i += 1
+        return tok[1]
 
     # -------------------------------------------------------------- types
     def type(self):

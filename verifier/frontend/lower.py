@@ -47,7 +47,7 @@ class Lowerer:
         found = self.kids(tree, "cites")
         if not found:
             return ()
-        return tuple(str(tok)[1:] for tok in found[0].children)
+        return tuple(N.Cite(str(tok)[1:], self.span(tok)) for tok in found[0].children)
 
     def unescape(self, tok: lark.Token) -> str:
         raw = str(tok)[1:-1]
@@ -218,6 +218,24 @@ class Lowerer:
         name, status, when, text = t.children[:4]
         return N.ExpectDecl(str(name), str(status), self.opt(when), self.plain_string(text), self.cites(t),
                             span=self.span(t))
+
+    def lower_rules_decl(self, t):
+        kind, title = t.children[:2]
+        rules = tuple(self.lower(c) for c in t.children[2:])
+        return N.RulesDecl(str(kind.children[0]), self.plain_string(title), rules, span=self.span(t))
+
+    def lower_rule_item(self, t):
+        cite, text = t.children
+        return N.RuleDecl(str(cite)[1:], self.plain_string(text), span=self.span(t))
+
+    def lower_display_decl(self, t):
+        return N.DisplayDecl(tuple(self.lower(c) for c in t.children), span=self.span(t))
+
+    def lower_display_item(self, t):
+        kind, title, player, var, source, expr = t.children
+        return N.DisplayItem(str(kind), self.plain_string(title),
+                             None if player is None else str(player), None if var is None else str(var),
+                             self.opt(source), self.lower(expr), span=self.span(t))
 
     def lower_example_set(self, t):
         return N.ExampleGiven(self.lower(t.children[0]), self.lower(t.children[1]), span=self.span(t))

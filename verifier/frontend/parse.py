@@ -148,7 +148,7 @@ def _word_before(text: str, tok: lark.Token) -> str:
 
 
 _DECLARATION_WORDS = {"game", "players", "option", "enum", "record", "type", "grid", "const", "catalogue",
-                      "var", "def", "flow", "outcome", "invariant", "example", "expect"}
+                      "var", "def", "flow", "outcome", "invariant", "example", "expect", "rules", "display"}
 
 _KEYWORD_HINTS = {
     "var": "'var' declares state at the top level, not inside a block; use 'let' for a local value",

@@ -14,6 +14,7 @@ from ..ir import nodes as N
 from ..ir.types import (ArrayT, BoolT, CatalogueT, EmptyT, EnumT, GridT, IntT, PlayerT, RecordT, SeqT, SetT, StrT,
                         Type, assignable, element_type, int_bounds, is_int_like)
 from .builtins import BUILTINS, BuiltinError
+from .check_docs import DocsChecks
 
 # Identifiers that generated code reserves; a spec may not use them (they
 # would otherwise shadow runtime names).  Dunder names are refused outright.
@@ -87,6 +88,8 @@ class Program:
     # the flow's `while ... decreases` loops in pre-order (not those of move bodies): loop k's
     # previous measure is the engine's state field M_k
     measures: list = field(default_factory=list)
+    rules: dict = field(default_factory=dict)  # rule ID -> RuleDecl, in declaration order
+    displays: list = field(default_factory=list)  # DisplayItem, in declaration order
 
     def type_of(self, expr) -> Type:
         return self.types[id(expr)]
@@ -102,7 +105,7 @@ class Program:
         raise KeyError(node)
 
 
-class TypeChecker:
+class TypeChecker(DocsChecks):
     def __init__(self, spec: N.Spec):
         self.spec = spec
         self.diags: list[Diagnostic] = []
@@ -137,6 +140,9 @@ class TypeChecker:
 
     def warn(self, span: Span, msg: str, *notes: str, code: str = "unused") -> None:
         self.diags.append(warning(span, msg, *notes, code=code))
+
+    def symbol(self, kind: str, name: str, t: Type | None, decl) -> Symbol:
+        return Symbol(kind, name, t, decl, used=True)
 
     # -------------------------------------------------------------- names
     def check_identifier(self, name: str, span: Span) -> bool:
@@ -304,6 +310,8 @@ class TypeChecker:
             elif isinstance(d, N.ExampleDecl):
                 self.check_example(d)
         self.check_expects(spec.of_kind(N.ExpectDecl), spec.of_kind(N.InvariantDecl))
+        rules = self.check_rules()
+        displays = self.check_display()
         self.check_unused()
         if any(d.severity.value == "error" for d in self.diags):
             return None
@@ -330,7 +338,7 @@ class TypeChecker:
             flow_locals=self.flow_locals, decisions=self.decisions, moves=self.moves,
             type_names=dict(self.type_names), def_param_types=self.def_param_types,
             num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names,
-            expects=spec.of_kind(N.ExpectDecl), measures=flow_measures(flow))
+            expects=spec.of_kind(N.ExpectDecl), measures=flow_measures(flow), rules=rules, displays=displays)
 
     def single(self, kind, word):
         found = self.spec.of_kind(kind)

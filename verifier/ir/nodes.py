@@ -8,6 +8,7 @@ the type checker returns them in a side table keyed by node identity.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Optional
 
@@ -56,7 +57,26 @@ class Node:
                         yield from (x for x in item if isinstance(x, Node))
 
 
-Cites = tuple[str, ...]
+class Cite(str):
+    """A cited rule ID (`@I-D4` is `Cite("I-D4")`): it is its text — it compares, hashes, prints
+    and serialises as a plain string, so a citation's place never affects equality — and it
+    remembers where it was written (`span`), for the caret of "no rule declares this ID"."""
+
+    span: Span
+
+    def __new__(cls, text: str, span: Span = _NO_SPAN) -> "Cite":
+        self = super().__new__(cls, text)
+        self.span = span
+        return self
+
+    def __reduce__(self):
+        return (Cite, (str(self), self.span))
+
+    def __repr__(self) -> str:
+        return str.__repr__(self)
+
+
+Cites = tuple[str, ...]  # of Cite (plain strings are accepted too: IR built by hand)
 
 # ---------------------------------------------------------------- type syntax
 
@@ -601,9 +621,71 @@ class ExpectDecl(Node):
     span: Span = _span()
 
 
+RULE_ID = re.compile(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)+")  # the grammar's CITE without its '@'
+SECTION_KINDS = ("components", "setup", "turn", "scoring", "end", "variants", "ambiguities")
+
+
+@dataclass(frozen=True)
+class RuleDecl(Node):
+    """`@I-D4 "text"`: one rule of the rulebook, in the spec's own words."""
+
+    id: str
+    text: str
+    span: Span = _span()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not RULE_ID.fullmatch(self.id):
+            raise ValueError(f"not a rule ID: {self.id!r}")
+
+
+@dataclass(frozen=True)
+class RulesDecl(Node):
+    """`rules KIND "Title" { @ID "text" ... }`: a section of the rulebook. KIND places it in the
+    rulebook's order (SECTION_KINDS); the sections of a spec follow that order."""
+
+    kind: str
+    title: str
+    rules: tuple  # of RuleDecl
+    span: Span = _span()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.kind not in SECTION_KINDS:
+            raise ValueError(f"unknown section kind {self.kind}")
+
+
+DISPLAY_KINDS = ("board", "row", "cards", "value")
+
+
+@dataclass(frozen=True)
+class DisplayItem(Node):
+    """`KIND "Title" [per p] [for x in S]: expr` — how a part of a state is drawn: `board` a grid
+    (an array over a grid type, or `for c in GRID: label`), `row` a row of labelled boxes (an
+    array, or `for x in S: label`, each box captioned with x), `cards` card faces (a set or a
+    sequence, or `for x in S: face`), `value` one value as text. `per p` draws the item once per
+    player, with `p` bound to the player."""
+
+    kind: str  # one of DISPLAY_KINDS: a name in the grammar, checked by the type checker
+    title: str
+    player: Optional[str]
+    var: Optional[str]
+    source: Optional["Expr"]
+    expr: "Expr"
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DisplayDecl(Node):
+    """`display { item ... }`: the pictures of a state (docs, SVG)."""
+
+    items: tuple  # of DisplayItem
+    span: Span = _span()
+
+
 Decl = (GameDecl | PlayersDecl | OptionDecl | EnumDecl | RecordDecl | TypeDecl | GridDecl | ConstDecl
         | CatalogueDecl | VarDecl | DefDecl | FlowDecl | OutcomeDecl | InvariantDecl | ExampleDecl
-        | ExpectDecl)
+        | ExpectDecl | RulesDecl | DisplayDecl)
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,27 @@ class Printer:
             return [head + "}"]
         return [head] + [INDENT + self.dispatch(i) for i in d.items] + ["}"]
 
+    def print_RuleDecl(self, r: N.RuleDecl) -> str:
+        return f"@{r.id} {quote(r.text)}"
+
+    def print_RulesDecl(self, d: N.RulesDecl) -> list[str]:
+        head = f"rules {d.kind} {quote(d.title)} {{"
+        if not d.rules:
+            return [head + "}"]
+        return [head] + [INDENT + self.dispatch(r) for r in d.rules] + ["}"]
+
+    def print_DisplayItem(self, item: N.DisplayItem) -> str:
+        per = f" per {item.player}" if item.player is not None else ""
+        if (item.var is None) != (item.source is None):
+            raise ValueError("a display item's `for` needs both its variable and its collection")
+        over = f" for {item.var} in {self.expr(item.source)}" if item.var is not None else ""
+        return f"{item.kind} {quote(item.title)}{per}{over}: {self.expr(item.expr)}"
+
+    def print_DisplayDecl(self, d: N.DisplayDecl) -> list[str]:
+        if not d.items:
+            return ["display {}"]
+        return ["display {"] + [INDENT + self.dispatch(i) for i in d.items] + ["}"]
+
     # ------------------------------------------------------------------ types
     def type(self, t) -> str:
         return self.dispatch(t)
