@@ -55,8 +55,16 @@ test-thorough: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
+# The rules site: `rulebook docs` writes an mkdocs project (build/docs/mkdocs.yml, build/docs/docs/) for
+# every bundled spec and the manual in docs/; mkdocs builds it into site/ with --strict. Proof status
+# comes from build/verify.json when it exists (`rulebook verify SPEC... --json > build/verify.json`).
+# NO_MKDOCS_2_WARNING silences Material's end-of-life banner; `zensical build -f build/docs/mkdocs.yml`
+# builds the same project.
+DOCS_FLAGS ?=
+
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict -d site
+	$(BIN)/rulebook docs $(SPECS) -o build/docs --manual docs $(DOCS_FLAGS)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -f build/docs/mkdocs.yml -d $(CURDIR)/site
 
 clean:
 	rm -rf $(VENV) site build *.egg-info .pytest_cache .hypothesis

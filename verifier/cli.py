@@ -13,7 +13,7 @@ import argparse
 import sys
 import traceback
 
-from .commands import check, compile as compile_cmd, info, play, verify
+from .commands import check, compile as compile_cmd, coverage, docs, info, play, verify
 from .commands.common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_USER,
                               CommandLineParser, Output, UsageError, UserError, add_settings, error_object,
                               positive_seconds, whole_number)
@@ -25,7 +25,7 @@ __all__ = ["main", "build_parser", "exit_code_for", "UserError", "UsageError", "
            "EXIT_USAGE", "EXIT_INTERNAL"]
 
 COMMANDS = {"check": check.run, "compile": compile_cmd.run, "info": info.run, "play": play.run,
-            "verify": verify.run}
+            "verify": verify.run, "coverage": coverage.run, "docs": docs.run}
 
 
 def version() -> str:
@@ -85,6 +85,39 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and the rule IDs it cites.")
     i.add_argument("specs", nargs="+", metavar="SPEC")
     i.add_argument("--json", action="store_true", help="print it as JSON")
+
+    cv = sub.add_parser("coverage", help="per declared rule, the clauses of the spec that cite it",
+                        description="List each SPEC's rules, section by section, each with the clauses that cite "
+                                    "it (a requirement, a move, an effect, an invariant, an option, a "
+                                    "declaration) and their places; rules no clause cites are named. A citation "
+                                    "of an undeclared rule is a spec error (exit 1).",
+                        epilog="Example: rulebook coverage spec/ramen_ink.rules\n"
+                               "         rulebook coverage spec/*.rules --json",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    cv.add_argument("specs", nargs="+", metavar="SPEC")
+    cv.add_argument("--json", action="store_true", help="print the coverage as JSON")
+
+    d = sub.add_parser("docs", help="generate the rules documentation site (mkdocs-material) from specs",
+                       description="Write an mkdocs project to DIR (DIR/mkdocs.yml, DIR/docs/): per SPEC an "
+                                   "overview with the catalogues, the rules rule by rule with the clauses that "
+                                   "cite them, the readings (options), the guarantees read from a `verify --json` "
+                                   "run, the worked examples, an example game and pictures of states drawn from "
+                                   "the spec's `display` items. Build it with `mkdocs build --strict -f "
+                                   "DIR/mkdocs.yml` (or `zensical build -f DIR/mkdocs.yml`); `make docs` does "
+                                   "both.",
+                       epilog="Example: rulebook docs spec/*.rules -o build/docs --verify-json build/verify.json\n"
+                              "The verify results are those of `rulebook verify SPEC... --json > FILE`; a result "
+                              "whose spec changed since is marked stale.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("specs", nargs="+", metavar="SPEC")
+    d.add_argument("-o", "--output", metavar="DIR", default="build/docs",
+                   help="where the mkdocs project is written (default build/docs); its docs/ is replaced")
+    d.add_argument("--verify-json", metavar="FILE", default=None,
+                   help="the output of `rulebook verify ... --json` (default: build/verify.json if it exists)")
+    d.add_argument("--manual", metavar="DIR", default=None,
+                   help="also put the hand-written pages of DIR (e.g. docs/) into the site")
+    d.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the example game (default 1)")
+    d.add_argument("--json", action="store_true", help="print what was written as JSON")
 
     y = sub.add_parser("play", help="play random (or replayed) games and report them",
                        description="Play games with uniformly random moves. One game prints a log of "

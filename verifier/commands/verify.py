@@ -105,6 +105,15 @@ def write_traces(directory: str, report) -> None:
         raise UserError(f"cannot write traces to {directory}: {exc.strerror or exc}") from None
 
 
+def stamp(report: dict, text: str) -> dict:
+    """The report, with when the run finished and the hash of the spec text it verified: the
+    documentation site says when results were found and marks them stale when the spec changed."""
+    import hashlib
+    from datetime import datetime, timezone
+    return {**report, "spec_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
 def run(args, sources: Sources, out: Output) -> int:
     from ..frontend import load_program
     from ..verify.report import format_report
@@ -121,7 +130,7 @@ def run(args, sources: Sources, out: Output) -> int:
             report = verify(program, given, args.players, budget, progress, only)
         finally:
             progress.close()
-        out.add(report.as_json())
+        out.add(stamp(report.as_json(), sources.texts.get(path, "")))
         outcomes.add(report.outcome)
         if args.trace_dir:
             write_traces(args.trace_dir, report)
