@@ -13,7 +13,7 @@ import argparse
 import sys
 import traceback
 
-from .commands import check, compile as compile_cmd, coverage, docs, info, play, verify
+from .commands import check, compile as compile_cmd, coverage, docs, info, play, query as query_cmd, verify
 from .commands.common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_USER,
                               CommandLineParser, Output, UsageError, UserError, add_settings, error_object,
                               positive_seconds, whole_number)
@@ -26,6 +26,7 @@ __all__ = ["main", "build_parser", "exit_code_for", "UserError", "UsageError", "
 
 COMMANDS = {"check": check.run, "compile": compile_cmd.run, "info": info.run, "play": play.run,
             "verify": verify.run, "coverage": coverage.run, "docs": docs.run}
+COMMANDS.update({"query": query_cmd.run, "explain": query_cmd.run_explain})
 
 
 def version() -> str:
@@ -140,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop a game that has not ended after M decisions (default 100000)")
     y.add_argument("--json", action="store_true", help="print the result as JSON")
     y.add_argument("--no-progress", action="store_true", help="no progress bar")
+    play.add_interactive_flags(y)
 
     v = sub.add_parser("verify", help="prove a spec's invariants and built-in properties, or show a game that "
                                       "breaks them",
@@ -186,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-progress", action="store_true", help="no progress display")
     v.add_argument("-v", "--verbose", action="store_true", help="print each step (with its time) on its own line to "
                    "standard error, e.g. for CI logs")
+    query_cmd.add_parsers(sub, argparse.RawDescriptionHelpFormatter)
     return p
 
 

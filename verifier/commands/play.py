@@ -14,10 +14,50 @@ from .common import EXIT_OK, EXIT_USER, Output, UsageError, UserError
 DEFAULT_GAMES, DEFAULT_SEED, DEFAULT_MAX_MOVES = 1, 0, 100_000
 
 
+def add_interactive_flags(parser) -> None:
+    """`--interactive` and its flags (called by cli.build_parser)."""
+    from .common import whole_number
+    parser.add_argument("--interactive", action="store_true",
+                        help="play against bots at the terminal: your legal moves are numbered; `why TEXT` says "
+                             "whether a move is legal and which rule forbids it; `help` lists the commands")
+    parser.add_argument("--seat", type=whole_number(1), metavar="K",
+                        help="with --interactive: your seat, 1 for P1 (default 1)")
+    parser.add_argument("--bot", choices=("random", "mcts"), help="with --interactive: the other seats' bots: "
+                        "uniformly random moves, or OpenSpiel's Monte Carlo tree search (default random)")
+    parser.add_argument("--simulations", type=whole_number(1), metavar="N",
+                        help="with --bot mcts: simulations per move (default 200)")
+
+
+def _interactive(args, out: Output) -> int:
+    from ..engine.runtime import Engine, Game
+    from ..frontend import load_program
+    from ..query.interactive import Session
+    given = [flag for flag, value in (("--replay", args.replay), ("--games", args.games), ("--json", out.as_json),
+                                      ("--max-moves", args.max_moves)) if value not in (None, [], False)]
+    if given:
+        raise UsageError(f"--interactive plays one game at the terminal: leave out {', '.join(given)}",
+                         prog="rulebook play")
+    program, _ = load_program(args.spec)
+    game = Game(Engine(program), args.players, dict(args.option), bounded=True)
+    seat = (args.seat or 1) - 1
+    if seat >= game.num_players:
+        raise UserError(f"--seat {seat + 1}: this game has {game.num_players} seats")
+    session = Session(game, seat, args.bot or "random", DEFAULT_SEED if args.seed is None else args.seed,
+                      sys.stdout, sys.stdin, args.simulations or 200)
+    session.run()  # leaving a game early is not an error
+    return EXIT_OK
+
+
 def run(args, sources: Sources, out: Output) -> int:
     from ..engine import play
     from ..engine.runtime import Engine, Game
     from ..frontend import load_program
+    if getattr(args, "interactive", False):
+        return _interactive(args, out)
+    extra = [flag for flag, value in (("--seat", getattr(args, "seat", None)), ("--bot", getattr(args, "bot", None)),
+                                      ("--simulations", getattr(args, "simulations", None))) if value is not None]
+    if extra:
+        raise UsageError(f"{', '.join(extra)} go with --interactive", prog="rulebook play")
     if args.replay:
         given = [flag for flag, value in (("--players", args.players), ("--option", args.option),
                                           ("--seed", args.seed), ("--games", args.games),
