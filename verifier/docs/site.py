@@ -71,9 +71,19 @@ def verify_results(path: str | None) -> tuple[dict, dict]:
         raise UserError(f"{path} is not the output of `rulebook verify --json` (no reports with results)")
     by_spec: dict[str, list] = {}
     for r in reports:
-        by_spec.setdefault(os.path.normpath(r["spec"]), []).append(r)
+        by_spec.setdefault(os.path.realpath(str(r["spec"])), []).append(r)
     mtime = os.path.getmtime(path)
     return by_spec, {"path": path, "mtime": mtime, "error": data.get("error")}
+
+
+def reports_for(results: dict, path: str) -> list:
+    """The reports of the spec at `path`: the same file (paths are resolved from the current
+    directory), else the one spec of the same file name (a run made from elsewhere)."""
+    found = results.get(os.path.realpath(path))
+    if found is not None:
+        return found
+    same_name = [k for k in results if os.path.basename(k) == os.path.basename(path)]
+    return results[same_name[0]] if len(same_name) == 1 else []
 
 
 def staleness(report: dict, text: str, spec_path: str, meta: dict) -> str | None:
@@ -146,6 +156,7 @@ class Site:
             "use_directory_urls: false",
             "theme:",
             "  name: material",
+            "  font: false  # the system's fonts: the site works offline and loads nothing from elsewhere",
             "  features:",
             "    - navigation.sections",
             "    - search.highlight",
@@ -198,7 +209,7 @@ def run(args, sources, out) -> int:
     games = []
     for program in programs:
         path = program.spec.path
-        reports = results.get(os.path.normpath(path), [])
+        reports = reports_for(results, path)
         pages = GamePages(program, sources.texts[path], reports, meta, args.seed)
         site.nav.append((program.title, pages.write(site)))
         games.append(pages.summary())

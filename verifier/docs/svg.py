@@ -56,7 +56,7 @@ class Canvas:
 
 def _box_width(labels: list[str], least: int = 36) -> int:
     longest = max([len(line) for label in labels for line in label.split("\n")] or [1])
-    return max(least, min(200, 7 * longest + 12))
+    return max(least, min(260, 8 * longest + 14))
 
 
 def _heading(c: Canvas, x: float, title: str):
