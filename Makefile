@@ -7,7 +7,7 @@ ifdef CI
 export HYPOTHESIS_PROFILE ?= ci
 endif
 
-.PHONY: verify test test-thorough bench docs clean
+.PHONY: verify test test-thorough bench docs clean browser
 
 # Sentinel: create the venv only if it is missing.
 $(BIN)/python:
@@ -45,11 +45,22 @@ verify: $(STAMP)
 		if [ -n "$(STRICT)" ]; then exit 4; fi; \
 	elif [ $$status -ne 0 ]; then exit $$status; fi
 
-test: $(STAMP)
+# The site's browser tests (tests/test_site_browser.py) drive Debian's Chromium through Playwright
+# (Playwright's own browser download cannot work here). Installed when missing and possible (root,
+# apt-get); otherwise those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "make: installing Debian's chromium for the browser tests"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+				|| echo "make: WARNING: chromium could not be installed: the browser tests will skip"; \
+		else echo "make: no chromium (apt-get install chromium as root): the browser tests will skip"; fi; }
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -n 2 tests
 
 # The same tests with 1000 hypothesis examples per property (CI uses 40, local runs 100).
-test-thorough: $(STAMP)
+test-thorough: $(STAMP) browser
 	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest -n 2 tests
 
 bench: $(STAMP)
