@@ -41,7 +41,9 @@ def requirement(program, k: int, label: str, text: str, cites) -> dict:
         for p in move.params:
             if label in (f"from_{p.name}", f"player_{p.name}"):
                 at = _where(p.span)
-    return {"label": label, "text": text, "rules": [str(c) for c in cites], "at": at}
+    # a requirement that cites no rule of its own is ruled by its move's rules
+    rules = [str(c) for c in (cites or move.cites)]
+    return {"label": label, "text": text, "rules": rules, "at": at}
 
 
 def broken(state: GameState, c: Candidate) -> list[dict]:

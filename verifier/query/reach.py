@@ -10,11 +10,14 @@ budget of seconds:
 1. **exhaustive search** (`Falsifier.exhaustive`): breadth-first over distinct states. If it
    reaches EXPR, the answer is `yes` with a shortest game; if it checks every reachable state
    without reaching it, `never` (method `exhaustive`: the complete state space is the proof);
-2. **directed search** (`falsify`, beam search and the swarm, steered by the slack of
+2. **random play** (`explore.search`, as `verify` starts): a game that reaches EXPR is `yes`;
+3. **a quick proof** (`Prover.invariants` on `not (EXPR)` alone, over the transition relation's
+   own frame facts): if it is inductive, `never`, with the proof's description;
+4. **directed search** (`falsify`, beam search and the swarm, steered by the slack of
    `not (EXPR)`): a game that reaches EXPR is `yes`;
-3. **the prover** (`Prover.invariants`, induction with frame facts and the spec's invariants):
-   if `not (EXPR)` is proved inductive, the answer is `never`, with the proof's description;
-4. otherwise `unknown`, with what each step could not settle.
+5. **the prover again**, with the spec's invariants and the frame facts guessed from sampled
+   play (what may make it inductive); `never` if it is proved;
+6. otherwise `unknown`, with what each step could not settle.
 
 A `yes` comes with a witness: the game as a replay file (`rulebook play SPEC --replay FILE`
 replays it; a test does), made as short as the budget allows — cut at the first state where
@@ -32,9 +35,12 @@ from ..engine.play import random_step
 from ..engine.runtime import Engine, Game
 from .expr import Query
 
-QUICK_PROOF_SHARE = 0.25  # of the budget for proving `not (EXPR)` alone
-SEARCH_SHARE = 0.75     # of the budget used up when the directed search stops (the prover gets the rest)
-EXHAUSTIVE_SHARE = 0.2  # of the budget for the exhaustive search
+# shares of the budget: the exhaustive search, random play and the quick proof each get theirs;
+# the directed search runs until SEARCH_SHARE of the budget is used, the last proof gets the rest
+EXHAUSTIVE_SHARE = 0.1
+RANDOM_SHARE = 0.25      # Wasabi!'s full hand with a reward due: about 1 random game in 60 (400 in 5 s)
+QUICK_PROOF_SHARE = 0.2
+SEARCH_SHARE = 0.8
 EXHAUSTIVE_STATES = 20_000
 SHORTEN_SHARE = 0.1     # of the budget for shortening a witness
 SAMPLE_GAMES = 20       # random games whose decision-point states propose the prover's frame facts
@@ -147,6 +153,7 @@ def can(query: Query, players: int, options: dict | None = None, budget: float =
     """Is a state satisfying the query's EXPR reachable with `players` players? (see the module's doc)"""
     from ..verify.explore import apply_step, trace_json
     from .position import step_text
+    from ..verify import explore
     from ..verify.falsify import Falsifier, falsify
     say = progress or (lambda text: None)
     t0 = time.monotonic()
@@ -171,7 +178,17 @@ def can(query: Query, players: int, options: dict | None = None, budget: float =
     if finding is None:
         reasons.append(f"the exhaustive search stopped before the end of the game (at most {EXHAUSTIVE_STATES} "
                        "states)")
-        # 2. a quick proof: `not (EXPR)` alone, over the relation's own frame facts
+        # 2. random play, as verify starts: what is common is found here for little
+        until = time.monotonic() + RANDOM_SHARE * budget
+        say(f"{players} players: random play ({RANDOM_SHARE * budget:.0f} s)")
+        played = explore.search(game, games=10**9, max_steps=MAX_STEPS, seed=seed, deadline=until)
+        finding = next((f for f in played.findings if f.name == query.name), None)
+        if finding is None:
+            reasons.append(f"{played.games} random games did not reach it")
+        else:
+            finding.found_by = "random play"
+    if finding is None:
+        # 3. a quick proof: `not (EXPR)` alone, over the relation's own frame facts
         if prove:
             seconds = min(QUICK_PROOF_SHARE * budget, t0 + budget - time.monotonic())
             say(f"{players} players: proving it unreachable, alone ({seconds:.0f} s)")
@@ -179,7 +196,7 @@ def can(query: Query, players: int, options: dict | None = None, budget: float =
             if verdict.status == "proved":
                 return done(_never(answer, query, verdict))
             reasons.append(f"alone, 'not ({query.text})' is not proved: {verdict.reason or verdict.status}")
-        # 3. directed search
+        # 4. directed search
         seconds = max(0.0, t0 + SEARCH_SHARE * budget - time.monotonic())
         if seconds > 0:
             say(f"{players} players: directed search ({seconds:.0f} s)")
@@ -202,14 +219,17 @@ def can(query: Query, players: int, options: dict | None = None, budget: float =
             apply_step(state, step)
         witness = trace_json(game, history)
         witness["query"] = query.text
-        answer.verdict, answer.method = "yes", "exhaustive" if complete else "directed"
+        how = getattr(finding, "found_by", "")
+        answer.verdict = "yes"
+        answer.method = "exhaustive" if how.startswith("exhaustive") else "random" if how == "random play" \
+            else "directed"
         answer.found_by = getattr(finding, "found_by", "")
         answer.reason = f"a game of {len(history)} steps reaches it" + (
             f" (found by {answer.found_by}, {len(finding.history)} steps before shortening)"
             if answer.found_by else "")
         answer.witness, answer.steps = witness, steps
         return done(answer)
-    # 4. the prover again, with the spec's invariants and guesses from sampled play
+    # 5. the prover again, with the spec's invariants and guesses from sampled play
     left = t0 + budget - time.monotonic()
     if not prove:
         answer.reason = "; ".join(reasons + ["no proof attempted"])
