@@ -64,8 +64,8 @@ def run(args, sources: Sources, out: Output) -> int:
             raise UsageError("--can asks about every reachable state: leave out the position "
                              f"({', '.join(_position_flags(args))})", prog="rulebook query")
         return _can(args, sources, out)
-    if args.witness is not None or args.budget is not None:
-        raise UsageError("--witness and --budget go with --can", prog="rulebook query")
+    if args.witness is not None or args.budget is not None or args.seed is not None:
+        raise UsageError("--witness, --budget and --seed go with --can", prog="rulebook query")
     program, _ = load_program(args.spec, sources)
     engine = Engine(program)
     pos = load_position(args, engine, sources)
