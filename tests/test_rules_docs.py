@@ -181,3 +181,11 @@ def test_the_lexer_is_registered_and_reads_every_spec_without_errors():
         assert not [t for t in tokens if t[0] is Error], path
     tokens = list(lexer.get_tokens('invariant cap "s" @I-D4: x <= 6'))
     assert (Keyword.Declaration, "invariant") in tokens and (Name.Label, "@I-D4") in tokens
+
+
+def test_docs_never_replaces_a_folder_it_did_not_write(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "manual.md").write_text("# hand-written\n", encoding="utf-8")
+    code, out = run_cli("docs", str(ROOT / "spec" / "examples" / "tictactoe.rules"), "-o", str(tmp_path), "--json")
+    assert code == 1 and "was not written by `rulebook docs`" in out["error"]["message"]
+    assert (tmp_path / "docs" / "manual.md").exists()

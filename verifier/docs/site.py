@@ -116,11 +116,20 @@ class Site:
         self.pages = 0
         self.images = 0
 
+    MARKER = ".generated-by-rulebook"
+
     def prepare(self) -> None:
+        """An empty DIR/docs, replacing only what an earlier run wrote (never a hand-written docs/)."""
+        if os.path.isdir(self.docs) and os.listdir(self.docs) and \
+                not os.path.exists(os.path.join(self.docs, self.MARKER)):
+            raise UserError(f"{self.docs} exists and was not written by `rulebook docs`: choose another -o DIR "
+                            "(its docs/ folder is replaced on every run)")
         try:
             if os.path.isdir(self.docs):
                 shutil.rmtree(self.docs)
             os.makedirs(self.docs, exist_ok=True)
+            with open(os.path.join(self.docs, self.MARKER), "w", encoding="utf-8") as fh:
+                fh.write("rulebook docs replaces this folder on every run\n")
         except OSError as exc:
             raise UserError(f"cannot write to {self.root}: {exc.strerror or exc}") from None
 
