@@ -49,8 +49,10 @@ def program_of(text: str):
 
 
 def run(text: str, **kw):
+    """Verify `text`; without the directed search unless `budget` asks for it: these small
+    games would be enumerated by its exhaustive search, and the tests here are of the proofs."""
     program = program_of(text)
-    budget = Budget(games=kw.pop("games", 60), timeout=10, **kw.pop("budget", {}))
+    budget = Budget(games=kw.pop("games", 60), timeout=10, **{"falsify": 0, **kw.pop("budget", {})})
     report = verify(program, kw.pop("options", {}), budget=budget, **kw)
     engine = Engine(program)
     for r in report.results:
@@ -122,24 +124,25 @@ var y: 0..9 = 0
 flow {
   for r in 1..40 {
     choose turn {
-      move set(k: 0..3) "sets {k}" { x = y  y = k }
+      move set(k: 0..3) "sets {k}" { x = y  y = 2 * k }
     }
     turn = next_player(turn)
   }
 }
 outcome { score p: x }
-invariant small "x stays small": x <= 3
+invariant small "x stays even": x % 2 == 0
 '''
 
 
 def test_k_induction_proves_what_one_step_induction_cannot():
-    # x = 0, y = 9 is a state where x <= 3 holds and the next move breaks it; two steps in a row
-    # cannot start there (y is some k <= 3 after any move). 40 moves: too deep for the paths.
-    res, report = run(SHIFT, players=[2])
+    # x = 0, y = 9 is a state where x is even and the next move breaks it; two steps in a row
+    # cannot start there (y is some 2k after any move). 40 moves: too deep for the paths, and
+    # parity is beyond the interval analysis.
+    res, report = run(SHIFT, players=[2], budget={})
     assert res["small"].status == "proved" and res["small"].method == "2-inductive"
     assert res["small"].as_expected
-    # the proved claim helps the score bounds: x <= 3 at the end
-    assert [b["proved"] for b in report.score_bounds if b["player"] == 0] == [[0, 3]]
+    # the score bounds: x <= 6 at the end (intervals), and it is not 5 (the proved parity)
+    assert [b["proved"] for b in report.score_bounds if b["player"] == 0] == [[0, 6]]
     # without k-induction (k = 1) it stays unknown: k-induction is what proves it
     res, _ = run(SHIFT, players=[2], budget={"k": 1})
     assert res["small"].status == "unknown" and not res["small"].as_expected
@@ -149,8 +152,8 @@ def test_k_induction_does_not_reach_beyond_k():
     # a register four long needs 4-induction: with k <= 3 and 40 moves (deeper than the paths)
     # the honest answer is unknown
     text = SHIFT.replace("var y: 0..9 = 0", "var y: 0..9 = 0\nvar z: 0..9 = 0\nvar w: 0..9 = 0") \
-        .replace("x = y  y = k", "x = y  y = z  z = w  w = k")
-    res, _ = run(text, players=[2])
+        .replace("x = y  y = 2 * k", "x = y  y = z  z = w  w = 2 * k")
+    res, _ = run(text, players=[2], budget={})
     assert res["small"].status == "unknown"
     res, _ = run(text, players=[2], budget={"k": 4})
     assert res["small"].status == "proved" and res["small"].method == "4-inductive"
@@ -159,11 +162,11 @@ def test_k_induction_does_not_reach_beyond_k():
 def test_bounded_model_checking_finds_a_violation_play_did_not():
     # no random games: the violation comes from the solver's path, replayed as a game by the
     # engine (run() replays every trace and checks the engine's own invariant check fails)
-    text = SHIFT.replace("x <= 3", "x <= 2")
-    res, _ = run(text, players=[2], games=0)
+    text = SHIFT.replace("x % 2 == 0", "x <= 4")
+    res, _ = run(text, players=[2], games=0, budget={})
     r = res["small"]
     assert r.status == "violated" and r.method == "bounded"
-    assert len(r.trace["history"]) == 2  # the shortest: set 3, then anything
+    assert len(r.trace["history"]) == 2  # the shortest: set 3 (y = 6), then anything
 
 
 DEADLOCK = HEAD + '''
@@ -295,7 +298,7 @@ def test_cli_exit_code_tells_unproved_from_contradicted(capsys, tmp_path):
     # found (a larger k); 1 when the spec expects a violation that does not happen
     spec = tmp_path / "shift.rules"
     spec.write_text(SHIFT)
-    args = ["verify", str(spec), "--players", "2", "--games", "20", "--json"]
+    args = ["verify", str(spec), "--players", "2", "--games", "20", "--search", "0", "--json"]
     assert main(args + ["--k", "1"]) == 4
     (out,) = json.loads(capsys.readouterr().out)["reports"]
     assert out["outcome"] == "inconclusive" and not out["as_expected"]
@@ -367,3 +370,58 @@ def test_linear_equalities_of_a_sample():
     assert linear_equalities([(1, 2), (2, 7), (5, 1)]) == []
     assert ([0, 1], 4) in [(cs, c) if cs[1] > 0 else ([-x for x in cs], -c)
                            for cs, c in linear_equalities([(1, 4), (2, 4), (3, 4)])]
+
+
+def test_small_games_are_proved_by_enumeration():
+    """The directed search's exhaustive search checks every reachable state of a small game:
+    what it does not break is proved (method `exhaustive`), and a proof of an invariant rests
+    on well_formed (play stops at a rule error: the states past one are not checked)."""
+    res, _ = run(COUNTING, budget={"falsify": 20})
+    assert res["per_move"].status == "proved" and res["per_move"].method == "exhaustive"
+    assert res["per_move"].rests_on == ["well_formed"] and res["well_formed"].status == "proved"
+    res, _ = run(COUNTING.replace("total <= 2 * moves", "total <= 7"), budget={"falsify": 20})
+    assert res["per_move"].status == "violated"
+
+
+OVERRUN = HEAD + '''
+var n: 0..3 = 0
+flow {
+  for r in 1..2 {
+    choose turn { move bump() "bumps" { n += 2 } }
+    turn = next_player(turn)
+  }
+}
+outcome { score p: n }
+invariant at_most_3 "n is at most 3": n <= 3
+'''
+
+
+@pytest.mark.parametrize("search", [0, 20])
+def test_a_proof_says_it_rests_on_well_formed_and_settles_it(search):
+    """`n <= 3` holds in every state the engine reaches, because the second `n += 2` is a rule
+    error that stops the game. Asked for alone, the invariant's proof says it assumes
+    well_formed, and well_formed is settled and reported with it: violated, with the game."""
+    res, report = run(OVERRUN, only={"at_most_3"}, budget={"falsify": search})
+    assert set(res) == {"at_most_3", "well_formed"}
+    assert res["well_formed"].status == "violated" and "0..3" in res["well_formed"].reason
+    assert res["at_most_3"].status == "proved" and res["at_most_3"].rests_on == ["well_formed"]
+    assert res["at_most_3"].as_json()["rests_on"] == ["well_formed"]
+    from verifier.verify.report import format_report
+    assert "proofs that assume well_formed (violated): at_most_3" in format_report(report)
+
+
+def test_a_rule_error_in_the_final_scoring_is_a_well_formed_violation():
+    """Scoring that breaks a rule at the end of the game (four moves of 1 or 2 can make the
+    divisor 0) is reported with the game, not a crash of the sampling of final scores."""
+    text = HEAD + '''
+flow {
+  for r in 1..2 {
+    choose turn { move add(k: 1..2) "adds {k}" { moves += k } }
+    turn = next_player(turn)
+  }
+}
+def share(): 0..20 = 12 % (4 - moves)
+outcome { score p: share() }
+'''
+    res, _ = run(text, budget={"falsify": 5})
+    assert res["well_formed"].status == "violated", res["well_formed"].reason

@@ -16,7 +16,7 @@ import traceback
 from .commands import check, compile as compile_cmd, coverage, docs, info, play, query as query_cmd, verify
 from .commands.common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_USER,
                               CommandLineParser, Output, UsageError, UserError, add_settings, error_object,
-                              positive_seconds, whole_number)
+                              non_negative_seconds, positive_seconds, whole_number)
 from .diagnostics import Sources, SpecError, render
 from .engine.lib import RuleError
 
@@ -170,8 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--timeout", type=positive_seconds, default=20.0, metavar="S",
                    help="seconds per solver call (default 20); a time-out makes a result unknown, never proved")
     v.add_argument("--budget", type=positive_seconds, default=240.0, metavar="S",
-                   help="seconds for all the proofs of one player count (default 240); what is not settled "
-                        "then is unknown")
+                   help="seconds for one player count, every search and proof included (default 240); "
+                        "what is not settled then is unknown")
     v.add_argument("--depth", type=whole_number(0), default=30, metavar="N",
                    help="bounded model checking unrolls every game to its end when the longest game is at "
                         "most N steps (default 30): what holds on every path is then proved; longer games get "
@@ -180,6 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the largest k for k-induction (default 3; 1 turns it off)")
     v.add_argument("--games", type=whole_number(0), default=300, metavar="G",
                    help="random games searched for counterexamples per player count (default 300; 0: none)")
+    v.add_argument("--search", type=non_negative_seconds, default=60.0, metavar="S",
+                   help="seconds of directed search per player count at most (default 60; 0: none): an "
+                        "exhaustive search of the whole game where it is small (a proof by enumeration), "
+                        "then beam search and biased policies aimed at each property not yet settled")
     v.add_argument("--trace-dir", metavar="DIR", help="also write each counterexample as "
                    "DIR/<spec>-<property>-<players>p.json (replay with `rulebook play SPEC --replay FILE`)")
     v.add_argument("--full", action="store_true", help="print each counterexample's whole play log (default: "

@@ -74,6 +74,13 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def non_negative_seconds(text: str) -> float:
+    """Seconds, 0 included (0: the step is skipped)."""
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    return positive_seconds(text)
+
+
 def player_counts(text: str) -> list[int]:
     """`2` or `2,3,4`: the player counts to use."""
     try:

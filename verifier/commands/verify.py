@@ -125,7 +125,8 @@ def run(args, sources: Sources, out: Output) -> int:
         program, _ = load_program(path, sources)
         check_names(program, path, only, given, args.players)
         progress = Progress(args, path, out.as_json)
-        budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k)
+        budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k,
+                        falsify=args.search)
         try:
             report = verify(program, given, args.players, budget, progress, only)
         finally:

@@ -62,10 +62,15 @@ def _finish(game: Game, state: GameState, seed, log: bool, ended: bool) -> dict:
         report["log"] = [{"step": e[0], "text": e[1]} if isinstance(e, tuple) else {"say": e}
                          for e in state.s.log]
     if ended:
-        report["scores"] = state.scores()
-        report["winners"] = state.winners()
-        report["result"] = result_kind(report["winners"], state.num_players())
-        report["returns"] = state.returns()
+        try:
+            scores, winners, returns = state.scores(), state.winners(), state.returns()
+        except RuleError as exc:  # the final scoring breaks a rule: the game has no result
+            report["rule_error"] = str(exc)
+            return report
+        report["scores"] = scores
+        report["winners"] = winners
+        report["result"] = result_kind(winners, state.num_players())
+        report["returns"] = returns
     return report
 
 
@@ -169,6 +174,9 @@ def format_game(r: dict) -> str:
     lines.append("")
     if not r["ended"]:
         lines.append(f"The game did not end within {r['length']} decisions.")
+        return "\n".join(lines)
+    if "rule_error" in r:
+        lines.append(f"The game ended, and its final scoring breaks a rule: {r['rule_error']}")
         return "\n".join(lines)
     lines.append("Final scores: " + ", ".join(f"P{p + 1} {s}" for p, s in enumerate(r["scores"])))
     if r["result"] == "draw":

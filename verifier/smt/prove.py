@@ -281,8 +281,11 @@ class Prover:
         return self.rel.ranges(s, snaps) + [c.at(s, snaps) for c in cands]
 
     # ------------------------------------------------------------ invariants
-    def invariants(self) -> dict[str, Verdict]:
-        """name -> Verdict for every spec invariant (frame facts are lemmas, not reported)."""
+    def invariants(self, given: list | None = None) -> dict[str, Verdict]:
+        """name -> Verdict for every spec invariant (frame facts are lemmas, not reported).
+        `given`: Candidates already proved inductive (by another engine), assumed throughout
+        and kept in `proved`."""
+        given = list(given or [])
         t0 = time.perf_counter()
         cands = self.candidates()
         verdicts: dict[str, Verdict] = {}
@@ -295,10 +298,10 @@ class Prover:
             elif c.node is not None:
                 verdicts[c.name] = Verdict("violated", "initiation", "it does not hold when the game starts")
         failing: dict[str, tuple] = {}
-        hints, alone = [], []
+        hints, alone = given, []
         try:
-            hints = self._fixpoint([c for c in live if c.node is None], [], min(self.timeout_ms, HINT_TIMEOUT_MS),
-                                   HINT_BUDGET_S, {})
+            hints = given + self._fixpoint([c for c in live if c.node is None], given,
+                                           min(self.timeout_ms, HINT_TIMEOUT_MS), HINT_BUDGET_S, {})
             # each claim alone first (small formulas: one invariant over the frame facts), then
             # what is left together, helped by the ones proved alone
             singles = [c for c in live if c.node is not None]

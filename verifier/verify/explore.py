@@ -233,6 +233,10 @@ def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, 
         for name, sentence, where in broken:
             note((INVARIANT, name), Finding(INVARIANT, name, sentence, where, list(state.history)))
         if state.is_terminal():
+            try:
+                state.scores()
+            except RuleError as exc:  # the final scoring breaks a declared type
+                note(_error_key(exc), Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, list(state.history)))
             break
         if len(state.history) >= max_steps:
             note((NO_END,), Finding(NO_END, NO_END, f"the game did not end within {max_steps} steps",

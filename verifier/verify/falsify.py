@@ -255,7 +255,13 @@ class Falsifier:
                 old = self.found.get(name)
                 if old is None or len(history) < len(old.history):
                     self.note(name, Finding(INVARIANT, name, sentence, where, list(history)), how)
-        if state.is_terminal() or len(history) >= self.max_steps:
+        if state.is_terminal():
+            try:
+                state.scores()
+            except RuleError as exc:  # the final scoring breaks a declared type
+                self.rule_error(exc, history, how)
+            return None
+        if len(history) >= self.max_steps:
             return None
         where = self.m.DECISIONS[state.s.pc][4]
         who = state.current_player()
@@ -553,13 +559,16 @@ class Falsifier:
 
 def falsify(game: Game, program: Program, properties, *, seconds: float, seed: int,
             progress: Callable[[str], None] | None = None, max_steps: int = 5000,
-            strategies: tuple = ("exhaustive", "beam", "swarm")) -> list[Finding]:
+            strategies: tuple = ("exhaustive", "beam", "swarm"), stats: dict | None = None) -> list[Finding]:
     """Search up to `seconds` for games that break `properties` (invariant names, `no_deadlock`,
     `well_formed`); the shortest game found per broken property, each confirmed by replay.
 
     `strategies` selects among exhaustive search, beam search and the swarm (all by default; tests
     select one to show what it finds alone). Properties take turns; for each, the beam and the
     swarm share the time, the one that came closer to breaking it with `LEADER_SHARE` times the other's.
+
+    `stats`, when given, gets `complete`: True when the exhaustive search checked every reachable
+    state (then a property it did not break holds in every one: a proof by enumeration).
     """
     start = time.monotonic()
     search = Falsifier(game, program, properties, seed=seed, deadline=start + seconds, max_steps=max_steps)
@@ -571,6 +580,8 @@ def falsify(game: Game, program: Program, properties, *, seconds: float, seed: i
 
     if "exhaustive" in strategies:
         complete = search.exhaustive(EXHAUSTIVE_STATES, start + EXHAUSTIVE_SHARE * seconds)
+        if stats is not None:
+            stats["complete"] = complete
         if complete:
             say("exhaustive search: every reachable state checked")
             return _confirmed(game, search)
@@ -639,7 +650,9 @@ def confirms(game: Game, finding: Finding) -> bool:
                 explore.apply_step(state, finding.failing_step)
             else:
                 state.check_invariants()
-                if not state.is_terminal():
+                if state.is_terminal():
+                    state.scores()
+                else:
                     if state.current_player() == CHANCE:
                         state.chance_outcomes()
                     else:

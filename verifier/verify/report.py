@@ -78,6 +78,15 @@ def format_report(report: Report, traces: bool = True,
             lines.append(f"  {'':<{width}}    {detail}")
         if r.expected_text and row["expected"] != "proved":
             lines.append(f"  {'':<{width}}    the spec: {r.expected_text}")
+    resting: dict[tuple, list[str]] = {}  # (basis, its status with that player count) -> names
+    status = {(r.name, r.players): r.status for r in report.results}
+    for r in report.results:
+        for basis in r.rests_on:
+            names = resting.setdefault((basis, status.get((basis, r.players), "not checked")), [])
+            if r.name not in names:
+                names.append(r.name)
+    for (basis, how), names in resting.items():
+        lines.append(f"  proofs that assume {basis} ({how}): {', '.join(names)}")
     if summed:
         lines.append("  (Σ time: the seconds of a row's player counts, added up)")
     lengths = proved_lengths(report)

@@ -29,7 +29,8 @@ from ..ir import nodes as N
 from ..smt.encode import Encoder, is_true, z3
 from ..smt.prove import Prover, Verdict
 from . import explore
-from .falsify import falsify
+from .falsify import EXHAUSTIVE_SHARE, falsify
+from .invariants import RESTS_ON, prove_invariants
 from .length import max_length
 from .witness import game_of_path
 
@@ -57,6 +58,7 @@ class Result:
     expected_text: str = ""
     trace: dict | None = None  # a replay file (`rulebook play SPEC --replay`)
     trace_text: str = ""  # the game as `rulebook play` shows it
+    rests_on: list = field(default_factory=list)  # properties a `proved` assumes (reported alongside)
 
     @property
     def as_expected(self) -> bool:
@@ -79,6 +81,8 @@ class Result:
                "where": self.where}
         if self.reason:
             out["reason"] = self.reason
+        if self.rests_on:
+            out["rests_on"] = list(self.rests_on)
         if self.trace is not None:
             out["trace"] = self.trace
         return out
@@ -149,7 +153,8 @@ def _say(progress, text):
 
 def _sample(game: Game, games: int, seed: int, max_steps: int):
     """States at decision points of random games (frame-fact proposals), and the games with the
-    lowest and highest final score of each seat (score-bound witnesses)."""
+    lowest and highest final score of each seat (score-bound witnesses). A game whose play or
+    final scoring breaks a rule is left out: the searches report it."""
     rng = random.Random(seed)
     states, best = [], {}
     for _ in range(games):
@@ -158,11 +163,12 @@ def _sample(game: Game, games: int, seed: int, max_steps: int):
             while not st.is_terminal() and len(st.history) < max_steps:
                 states.append(st.m.clone(st.s))
                 random_step(st, rng)
+            final = st.scores() if st.is_terminal() else None
         except RuleError:
-            continue  # the search reports it
+            continue
         states.append(st.m.clone(st.s))  # the end too: facts about final states bound the scores
-        if st.is_terminal():
-            for p, v in enumerate(st.scores()):
+        if final is not None:
+            for p, v in enumerate(final):
                 lo, hi = best.get((p, "low")), best.get((p, "high"))
                 if lo is None or v < lo[0]:
                     best[(p, "low")] = (v, list(st.history))
@@ -171,81 +177,140 @@ def _sample(game: Game, games: int, seed: int, max_steps: int):
     return states, best
 
 
+KEY_OF_KIND = {explore.INVARIANT: None, explore.DEADLOCK: "no_deadlock", explore.RULE_ERROR: "well_formed"}
+
+# shares of the time left (of --budget) each stage may take; what a stage does not use, the next gets
+LASSO_SHARE = 0.2  # deterministic policies looking for a cycle, where loops have no measure
+EXHAUSTIVE_SHARE_OF_BUDGET = 0.15  # explicit-state search of the whole game (it stops early on big games)
+QUICK_SEARCH_SHARE = 0.1  # a first, short directed search: most broken rules break early
+INVARIANTS_SHARE = 0.6
+CHECK_SHARE = 0.4  # well_formed, then no_deadlock
+SEARCH_SHARE = 0.6  # directed search for what no proof settled
+DEEPER_SHARE = 0.7  # bounded model checking and k-induction, before termination and the score bounds
+
+
 def verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress=None,
                    only: set | None = None) -> tuple[list, list, dict]:
+    """The results of one player count within `budget.proof` seconds (every stage included).
+
+    Cheap searches first (random play; exhaustive search where the game is small, short directed
+    searches), then proofs (`invariants.py`, the run-time checks, deadlocks), then a longer
+    directed search and bounded model checking for what is still open, then termination and
+    the score bounds. A proof that rests on `well_formed` says so (`rests_on`), and asking for
+    one property settles what it rests on."""
     game = Game(engine, n, given)
     values = dict(game.option_values)
-    results: list[Result] = []
     t0 = time.perf_counter()
+    deadline = None if budget.proof is None else t0 + budget.proof
+    say = (lambda text: _say(progress, f"{n} players: {text}"))
+
+    def left() -> float | None:
+        return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+    def until(share: float) -> float | None:
+        return None if deadline is None else time.perf_counter() + share * left()
+
+    spec_names = [inv.name for inv in program.invariants]
+    asked = set(spec_names + list(BUILTINS)) if only is None else set(only)
 
     def wanted(name):
-        return only is None or name in only
+        return name in asked
 
-    def add(name, sentence, where, verdict: Verdict, trace=None, trace_text=""):
-        status, text = expectation(program, name, n, values)
-        results.append(Result(name, sentence, where, verdict.status, status, verdict.method, verdict.seconds,
-                              verdict.reason, n, text, trace, trace_text))
-        finished = getattr(progress, "finished", None)  # the command line prints each result as it comes
-        if finished is not None:
-            finished(results[-1])
-
-    # 1. play: counterexamples that are games
-    _say(progress, f"{n} players: searching {budget.games} random games")
-    t = time.perf_counter()
-    found = explore.search(game, games=budget.games, max_steps=budget.max_steps, seed=n)
-    search_seconds = time.perf_counter() - t
     violated: dict[str, explore.Finding] = {}
-    for f in found.findings:
-        key = {explore.INVARIANT: f.name, explore.DEADLOCK: "no_deadlock",
-               explore.RULE_ERROR: "well_formed"}.get(f.kind)
-        if key is not None and key not in violated:
-            violated[key] = f
-    # directed search (method `directed`) for what random play did not break
-    directed_seconds: dict[str, float] = {}
-    targets = [name for name in [inv.name for inv in program.invariants] + ["no_deadlock", "well_formed"]
-               if wanted(name) and name not in violated]
-    if budget.falsify > 0 and budget.games > 0 and targets:
-        _say(progress, f"{n} players: directed search for {len(targets)} properties ({budget.falsify:.0f} s at most)")
-        for f in falsify(game, program, targets, seconds=budget.falsify, seed=n, max_steps=budget.max_steps,
-                         progress=lambda s: _say(progress, f"{n} players: {s}")):
-            key = {explore.INVARIANT: f.name, explore.DEADLOCK: "no_deadlock",
-                   explore.RULE_ERROR: "well_formed"}[f.kind]
-            violated[key], directed_seconds[key] = f, f.seconds
+    found_by: dict[str, tuple[str, float]] = {}  # property -> (method, seconds)
 
-    bounded_seconds: dict[str, float] = {}  # violations found by bounded model checking
+    def take(findings, method, seconds=None):
+        for f in findings:
+            key = KEY_OF_KIND.get(f.kind, "") or (f.name if f.kind == explore.INVARIANT else None)
+            if key and key not in violated:
+                violated[key] = f
+                found_by[key] = (method, f.seconds if f.seconds is not None else seconds)
 
-    def violation(name, f: explore.Finding, sentence, where):
-        trace = explore.trace_json(game, f.history, failing=f)
-        text = explore.render_trace(game, f.history, failing_text=f.describe())
-        method = "bounded" if name in bounded_seconds else "directed" if name in directed_seconds else "search"
-        seconds = bounded_seconds.get(name, directed_seconds.get(name, search_seconds))
-        add(name, sentence, where, Verdict("violated", method, f.describe(), seconds), trace, text)
-
-    # 2. prove
-    states, best = _sample(game, budget.samples, 1000 + n, budget.max_steps)
-    spec_invs = [inv for inv in program.invariants if wanted(inv.name)]
-    # a property a game already breaks is not worth proving, and must not help prove others
-    prover = Prover(program, n, values, budget.timeout, progress=lambda s: _say(progress, f"{n} players: {s}"),
-                    samples=states, invariants=[inv for inv in program.invariants if inv.name not in violated],
-                    budget=budget.proof)
-    # only what play has not settled needs a proof (the score bounds need the invariants)
-    open_claims = [inv for inv in spec_invs if inv.name not in violated] + \
-        [b for b in ("well_formed", "no_deadlock", "termination") if wanted(b) and b not in violated]
-    # the invariants get at most 75% of the budget, the deeper proofs half of what is left then,
-    # so that well_formed, no_deadlock and the score bounds always get their turn
-    with prover.stage(0.75, "the invariants"):
-        verdicts = prover.invariants() if open_claims or only is None else {}
+    # 1. cheap searches: random play, then a short directed search (exhaustive on small games)
+    if budget.games > 0:
+        say(f"searching {budget.games} random games")
+        t = time.perf_counter()
+        found = explore.search(game, games=budget.games, max_steps=budget.max_steps, seed=n,
+                               deadline=_monotonic(until(0.1)))
+        take(found.findings, "search", time.perf_counter() - t)
+    # an endless game, where the flow's loops do not bound the game's length
     length = max_length(program, n)
-    # deeper proofs for what is not inductive; a claim the solver gave up on would only be harder
-    unsettled = [name for name, v in verdicts.items() if v.status == "unknown" and "decision" in v.details]
-    if unsettled:
+    lasso, lasso_seconds = None, 0.0
+    if wanted("termination") and (length.decisions is None or length.chance is None):
+        say("looking for an endless game")
+        t = time.perf_counter()
+        lasso = explore.find_lasso(game, seed=n, max_steps=budget.max_steps,
+                                   deadline=_monotonic(until(LASSO_SHARE))).lasso
+        lasso_seconds = time.perf_counter() - t
+    # well_formed is searched for whatever is asked: the proofs of the rest assume it
+    targets = [x for x in spec_names + ["no_deadlock", RESTS_ON] if (wanted(x) or x == RESTS_ON)
+               and x not in violated]
+    enumerated = False  # every reachable state was checked
+
+    def search(share: float, strategies: tuple, seed: int) -> bool:
+        """Directed search (falsify.py) for the open targets within `share` of the time left;
+        True if its exhaustive search checked every reachable state."""
+        stats: dict = {}
+        seconds = budget.falsify if deadline is None else min(budget.falsify, share * left())
+        if strategies == ("exhaustive",):
+            seconds = seconds / EXHAUSTIVE_SHARE  # it takes only its share of `seconds`
+        say(f"{' and '.join(strategies)} search for {len(targets)} properties")
+        take(falsify(game, program, targets, seconds=seconds, seed=seed, max_steps=budget.max_steps, progress=say,
+                     strategies=strategies, stats=stats), "directed")
+        return stats.get("complete", False)
+
+    if budget.falsify > 0 and targets:
+        enumerated = search(EXHAUSTIVE_SHARE_OF_BUDGET, ("exhaustive",), n)
+        targets = [x for x in targets if x not in violated]
+        if targets and not enumerated:
+            search(QUICK_SEARCH_SHARE, ("beam", "swarm"), n)
+
+    # 2. proofs (their proofs assume well_formed: it is settled and reported with them)
+    if any(x not in violated for x in asked & (set(spec_names) | {"no_deadlock"})) or \
+            ("termination" in asked and lasso is None):
+        asked.add(RESTS_ON)
+    verdicts: dict[str, Verdict] = {}
+    states, best = _sample(game, budget.samples, 1000 + n, budget.max_steps)
+    prover = Prover(program, n, values, budget.timeout, progress=say, samples=states,
+                    invariants=[inv for inv in program.invariants if inv.name not in violated],
+                    budget=left())
+    if enumerated:
+        for name in targets:
+            if name not in violated:
+                # play stops at a rule error: the states past one were not checked
+                verdicts[name] = Verdict("proved", "exhaustive", "every reachable state was checked "
+                                         "(explicit-state search of the whole game)", time.perf_counter() - t0,
+                                         {"rests_on": [RESTS_ON]} if name != RESTS_ON else {})
+    open_invs = [inv for inv in program.invariants if inv.name not in violated and inv.name not in verdicts]
+    needs_invariants = only is None or any(x in asked for x in spec_names + ["no_deadlock", RESTS_ON])
+    if needs_invariants and (open_invs or (only is None and not enumerated)):
+        # every unbroken invariant takes part (each helps prove the others), even if not asked
+        verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say).items()
+                         if k not in verdicts})
+    for name, check in ((RESTS_ON, prover.obligations), ("no_deadlock", prover.deadlocks)):
+        if wanted(name) and name not in violated and name not in verdicts:
+            say(f"proving {name}")
+            with prover.stage(CHECK_SHARE, name):
+                verdicts[name] = check()
+            if name != RESTS_ON and verdicts[name].status == "proved":
+                verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
+
+    # 3. what is still open: a longer directed search, then bounded model checking
+    targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
+               if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
+    if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
+        search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
+    unsettled = [name for name, v in verdicts.items() if name in spec_names and name not in violated
+                 and v.status == "unknown" and "decision" in v.details]
+    if unsettled and (left() is None or left() > 1):
         bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
             else None
         # paths that can reach every game's end (one step past the static bound confirms that no
-        # game goes on), else only as deep as k-induction's base needs: deeper, random play
-        # finds violations for less
+        # game goes on), else only as deep as k-induction's base needs: deeper, the directed
+        # search finds violations for less
         depth = bound + 1 if bound is not None and bound + 1 <= budget.depth else min(budget.k - 1, budget.depth)
-        with prover.stage(0.5, "the deeper proofs"):
+        prover.deadline = deadline
+        with prover.stage(DEEPER_SHARE, "the deeper proofs"):
             deeper = prover.deepen(unsettled, depth, budget.k)
         for name, v in deeper.items():
             if v.status == "violated":
@@ -257,67 +322,84 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                                 "steps that breaks it, but the engine does not confirm it: an encoding fault, "
                                 "please report it", v.seconds)
                 else:
-                    violated[name] = explore.Finding(explore.INVARIANT, name, str(inv.sentence), str(inv.span),
-                                                     history)
-                    bounded_seconds[name] = v.seconds
+                    take([explore.Finding(explore.INVARIANT, name, str(inv.sentence), str(inv.span), history)],
+                         "bounded", v.seconds)
                     continue
+            if v.status == "proved" and "rests_on" not in v.details:
+                v.details["rests_on"] = [RESTS_ON]
             verdicts[name] = v
-    for inv in spec_invs:
-        where = str(inv.span)
-        if inv.name in violated:
-            violation(inv.name, violated[inv.name], inv.sentence, where)
-        else:
-            add(inv.name, inv.sentence, where, verdicts.get(inv.name, Verdict("unknown", "", "not checked")))
-    wf = None
-    if (wanted("well_formed") and "well_formed" not in violated) or wanted("termination"):
-        wf = prover.obligations()
-    if wanted("well_formed"):
-        if "well_formed" in violated:
-            violation("well_formed", violated["well_formed"], BUILTINS["well_formed"], "")
-        else:
-            add("well_formed", BUILTINS["well_formed"], "", wf)
-    if wanted("no_deadlock"):
-        if "no_deadlock" in violated:
-            violation("no_deadlock", violated["no_deadlock"], BUILTINS["no_deadlock"], "")
-        else:
-            add("no_deadlock", BUILTINS["no_deadlock"], "", prover.deadlocks())
 
-    # 3. termination
+    # 4. termination
     lengths = {"decisions": length.decisions, "chance": length.chance}
+    wf = verdicts.get(RESTS_ON)
     if wanted("termination"):
         t = time.perf_counter()
         if length.decisions is not None and length.chance is not None:
             # loops that count only if their run-time checks hold: measures, decision-free `while`s
+            # (a game stopped by a failed measure "ends" too, but not as the rules mean: so here
+            # the checks must be proved, not only assumed)
             checked_loops = any(isinstance(x, N.While) for x in walk(program.spec))
-            if not checked_loops or (wf is not None and wf.status == "proved"):
-                add("termination", BUILTINS["termination"], "", Verdict(
+            wf_status = "violated" if RESTS_ON in violated else (wf.status if wf is not None else "unknown")
+            if not checked_loops or wf_status == "proved":
+                verdicts["termination"] = Verdict(
                     "proved", "bounded", f"at most {length.decisions} decisions and {length.chance} chance draws "
                     "(every loop around a decision point is a `for` over a finite collection or has a proved "
-                    "measure)", time.perf_counter() - t))
+                    "measure)", time.perf_counter() - t)
             else:
-                add("termination", BUILTINS["termination"], "", Verdict(
-                    "unknown", "bounded", "the loops' run-time checks (measures, `while` bounds) are not proved: "
-                    + (wf.reason if wf else ""), time.perf_counter() - t))
+                verdicts["termination"] = Verdict(
+                    "unknown", "bounded", f"the loops' run-time checks (measures, `while` bounds) are not proved: "
+                    f"well_formed is {wf_status}", time.perf_counter() - t)
+        elif lasso is not None:
+            trace = explore.trace_json(game, lasso.history, cycle_start=lasso.cycle_start, failing="termination")
+            text = explore.render_trace(game, lasso.history, cycle_start=lasso.cycle_start,
+                                        failing_text="the play can repeat forever: the game never ends")
+            verdicts["termination"] = Verdict(
+                "violated", "lasso", f"an endless game: after {lasso.cycle_start} steps a cycle of "
+                f"{lasso.cycle_length} steps returns to the same state (policy: {lasso.policy})",
+                lasso_seconds, {"trace": trace, "text": text})
         else:
-            _say(progress, f"{n} players: looking for an endless game")
-            lasso = explore.find_lasso(game, seed=n, max_steps=budget.max_steps).lasso
             loops = ", ".join(f"line {w.span.line}" for w in length.unbounded)
-            if lasso is not None:
-                trace = explore.trace_json(game, lasso.history, cycle_start=lasso.cycle_start, failing="termination")
-                text = explore.render_trace(game, lasso.history, cycle_start=lasso.cycle_start,
-                                            failing_text="the play can repeat forever: the game never ends")
-                add("termination", BUILTINS["termination"], "", Verdict(
-                    "violated", "lasso", f"an endless game: after {lasso.cycle_start} steps a cycle of "
-                    f"{lasso.cycle_length} steps returns to the same state (policy: {lasso.policy})",
-                    time.perf_counter() - t), trace, text)
-            else:
-                add("termination", BUILTINS["termination"], "", Verdict(
-                    "unknown", "lasso search", f"the loop(s) at {loops} have no measure (`decreases`) and no "
-                    "endless game was found", time.perf_counter() - t))
+            verdicts["termination"] = Verdict(
+                "unknown", "lasso search", f"the loop(s) at {loops} have no measure (`decreases`) and no "
+                "endless game was found", lasso_seconds)
 
-    # 4. score bounds, with witness games
+    # 5. the results, in the spec's order
+    results: list[Result] = []
+
+    def add(name, sentence, where):
+        status, text = expectation(program, name, n, values)
+        trace, trace_text = None, ""
+        if name in violated:
+            f = violated[name]
+            method, seconds = found_by[name]
+            trace = explore.trace_json(game, f.history, failing=f)
+            trace_text = explore.render_trace(game, f.history, failing_text=f.describe())
+            v = Verdict("violated", method, f.describe(), seconds or 0.0)
+        else:
+            v = verdicts.get(name) or Verdict("unknown", "", "not checked: the time budget (--budget) ran out "
+                                              "before it was reached")
+            if v.status == "violated" and "trace" in v.details:
+                trace, trace_text = v.details["trace"], v.details["text"]
+        # play stops at a rule error: such a proof covers every game up to its first one, and
+        # the report shows what became of the property it rests on
+        rests = list(v.details.get("rests_on", [])) if v.status == "proved" else []
+        results.append(Result(name, sentence, where, v.status, status, v.method, v.seconds, v.reason, n, text,
+                              trace, trace_text, rests))
+        finished = getattr(progress, "finished", None)  # the command line prints each result as it comes
+        if finished is not None:
+            finished(results[-1])
+
+    for inv in program.invariants:
+        if wanted(inv.name):
+            add(inv.name, inv.sentence, str(inv.span))
+    for name in ("well_formed", "no_deadlock", "termination"):
+        if wanted(name):
+            add(name, BUILTINS[name], "")
+
+    # 6. score bounds, with witness games
     bounds = []
     if only is None:
+        prover.deadline = deadline
         for b in prover.score_bounds():
             p = b["player"]
             lo, hi = best.get((p, "low")), best.get((p, "high"))
@@ -325,8 +407,15 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                            "witness": [lo[0] if lo else None, hi[0] if hi else None],
                            "gap": (b["high"] - hi[0]) if hi and b["high"] is not None else None,
                            "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
-    _say(progress, f"{n} players: done in {time.perf_counter() - t0:.0f} s")
+    say(f"done in {time.perf_counter() - t0:.0f} s")
     return results, bounds, lengths
+
+
+def _monotonic(perf_deadline: float | None) -> float | None:
+    """A `time.perf_counter` deadline as a `time.monotonic` one (the searches use the latter)."""
+    if perf_deadline is None:
+        return None
+    return time.monotonic() + (perf_deadline - time.perf_counter())
 
 
 def verify(program: Program, given: dict, players: list[int] | None = None, budget: Budget | None = None,

@@ -30,7 +30,7 @@ from .intervals import BIG, Intervals
 
 __all__ = ["Claim", "Induction", "Outcome"]
 
-SYMBOLIC_MS = 2000  # a first try with the move's choices symbolic, before asking value by value
+SYMBOLIC_MS = int(__import__("os").environ.get("SYMMS", "2000"))  # a first try with the move's choices symbolic, before asking value by value
 
 
 @dataclass
@@ -226,6 +226,8 @@ class Induction:
             self.sliced_settled += 1
             self._answers[answer_key] = _Query(frozenset(hyps))
             return None
+        if r == z3.unknown and self._late():
+            return Outcome(False, "time", d, tr.label, "the time budget ran out")
         if r == z3.unknown:  # the whole query is only harder
             return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
         # the whole query: every condition, every live instance, the move's run-time checks
@@ -243,7 +245,13 @@ class Induction:
             return None
         if r == z3.sat:
             return Outcome(False, "sat", d, tr.label, "", model, f)
+        if self._late():
+            return Outcome(False, "time", d, tr.label, "the time budget ran out")
         return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
+
+    def _late(self) -> bool:
+        """The deadline has passed (a solver call it cut short says nothing of the claim)."""
+        return self.deadline is not None and time.perf_counter() >= self.deadline - 0.01
 
     def _ask(self, d, bits, conds, hyps, case, post, checks, splits=()):
         """Is "conds, hyps, checks, case and not post" satisfiable (with the interval facts at d

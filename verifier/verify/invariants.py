@@ -1,0 +1,169 @@
+"""The proof of a player count's invariants: the engines of `smt/engines` in turn, each on what
+the ones before left open, and the lemmas the proofs leave for the checks after them.
+
+1. initiation: each invariant on the initial state (concrete: it holds or not);
+2. intervals (`engines/intervals.py`): an abstract interpretation of the whole system, cheap,
+   whose facts ("at d, lo <= x <= hi", "d is unreachable") every later query assumes;
+3. induction (`engines/induction.py`): per-claim Houdini over sliced queries, then the claims a
+   move broke again, with every instance that survived as a lemma;
+4. the older mutual induction of `smt/prove.py` with its frame facts (proposed from sampled
+   states), for the claims still open, in the time left: it proves what needs a frame fact the
+   interval facts do not give (e.g. a sum of two counters).
+
+A union of separately inductive sets is inductive, so the lemmas of every engine are kept
+together (`Prover.proved`) for `well_formed`, `no_deadlock` and the score bounds.
+
+Every proof here assumes that each successor's values lie in their declared ranges, i.e. that
+the run-time checks hold (`well_formed`): a result says so (`rests_on`), and `verify` settles
+`well_formed` whenever it reports a proof that rests on it.
+"""
+from __future__ import annotations
+
+import operator
+import time
+
+from ..ir import nodes as N
+from ..smt.encode import Encoder, and_all, eq_leaf, implies, is_true, lift, num, z3
+from ..smt.engines.induction import Claim, Induction, instances_of
+from ..smt.engines.intervals import BIG, analyse
+from ..smt.prove import OutOfBudget, Prover, Unsettled, Verdict
+from ..smt.relation import Candidate, OutOfTime
+from ..smt.system import System
+from ..smt.transition import initial
+
+__all__ = ["prove_invariants", "RESTS_ON"]
+
+RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
+
+
+def prove_invariants(prover: Prover, invariants: list, deadline: float | None, progress=None) -> dict[str, Verdict]:
+    """name -> Verdict for each of `invariants` (InvariantDecl); leaves `prover.proved` set to
+    every lemma proved on the way."""
+    say = progress or (lambda text: None)
+    t0 = time.perf_counter()
+    p, n, options, rel = prover.p, prover.n, prover.options, prover.rel
+    verdicts: dict[str, Verdict] = {}
+    init = initial(p, n, options)
+    live = []
+    for inv in invariants:
+        if is_true(z3.simplify(Encoder(p, n, options, init.state).invariant(inv))):
+            live.append(inv)
+        else:
+            verdicts[inv.name] = Verdict("violated", "initiation", "it does not hold when the game starts",
+                                         time.perf_counter() - t0)
+    lemmas: list = []
+    system = None
+    try:
+        say("building the transition system")
+        rel.deadline = deadline  # encoding a move raises OutOfTime past it
+        system = System(rel)
+        for d in system.decisions:
+            _before(deadline)
+            system.transitions(d)
+        say("interval analysis")
+        facts = analyse(system, deadline)
+        if facts.complete:
+            lemmas.append(_interval_lemma(system, facts))
+        claims = [Claim(inv.name, inv, instances_of(Encoder(p, n, options, rel.state).invariant(inv)))
+                  for inv in live]
+        # a claim the intervals settle needs no query
+        open_claims = []
+        for c in claims:
+            if facts.complete and all(_interval_holds(system, facts, f) for f in c.instances):
+                verdicts[c.name] = Verdict("proved", "intervals", "holds over the interval facts of every "
+                                           "reachable decision point", time.perf_counter() - t0)
+                lemmas += c.instances
+            else:
+                open_claims.append(c)
+        if open_claims:
+            induction = Induction(system, facts, prover.timeout_ms / 1000, deadline, say)
+            results = induction.run(open_claims, [])
+            lemmas += [f for f in induction.lemmas if f not in lemmas]
+            for c in open_claims:
+                out = results[c.name]
+                seconds = time.perf_counter() - t0
+                if out.proved:
+                    verdicts[c.name] = Verdict("proved", "inductive", f"inductive ({len(c.instances)} instances), "
+                                               "with the interval facts and the other proved invariants", seconds)
+                elif out.kind == "sat":
+                    where = f"'{out.move}' (decision point at line {p.decisions[out.decision].node.span.line})"
+                    verdicts[c.name] = Verdict("unknown", "induction", f"not inductive: {where} can break it from "
+                                               "a state satisfying the proved invariants (that state may be "
+                                               "unreachable; a stronger invariant would settle it)", seconds,
+                                               {"decision": out.decision, "move": out.move})
+                elif out.kind == "time":
+                    verdicts[c.name] = Verdict("unknown", "induction", prover._spent(), seconds)
+                else:
+                    verdicts[c.name] = Verdict("unknown", "induction", f"the solver gave up at '{out.move}': "
+                                               f"{out.detail}", seconds)
+    except (OutOfBudget, OutOfTime, _Late):
+        for inv in live:
+            verdicts.setdefault(inv.name, Verdict("unknown", "induction", prover._spent(), time.perf_counter() - t0))
+    found = [Candidate(f"lemma {k}", "", None, (lambda f: lambda state, snaps: f)(f)) for k, f in enumerate(lemmas)]
+    # the older engine, for what is still open, with the time left
+    still = [inv for inv in live if verdicts.get(inv.name) is None or verdicts[inv.name].status != "proved"]
+    prover.proved = found
+    if still and (deadline is None or time.perf_counter() < deadline):
+        say("mutual induction with frame facts")
+        prover.spec_invariants = still
+        saved = prover.deadline
+        prover.deadline = deadline
+        try:
+            older = prover.invariants(given=found)
+        except Unsettled:
+            older = {}
+        finally:
+            prover.deadline = saved
+        for name, v in older.items():
+            if v.status == "proved" or name not in verdicts:
+                verdicts[name] = v
+        if prover.proved is None:
+            prover.proved = found
+    for v in verdicts.values():
+        if v.status == "proved":
+            v.details["rests_on"] = [RESTS_ON]
+    return verdicts
+
+
+class _Late(Exception):
+    pass
+
+
+def _before(deadline):
+    if deadline is not None and time.perf_counter() > deadline:
+        raise _Late()
+
+
+def _interval_holds(system: System, facts, formula) -> bool:
+    i = system.dag.add(formula)
+    return facts.holds(lambda d: i)
+
+
+def _interval_lemma(system: System, facts):
+    """The interval facts as one formula over the free state: at each reachable decision point
+    the bounds tighter than the declared ones; the unreachable ones are not the `pc`."""
+    dag, pc = system.dag, system.rel.state.pc
+    parts = []
+    for d in system.decisions + [-1]:
+        env = facts.states.get(d)
+        if env is None:
+            parts.append(z3.Not(eq_leaf(pc, num(d))) if d != -1 else True)
+            continue
+        bounds = []
+        for k, leaf in enumerate(system.leaves):
+            v = env.get(leaf)
+            if v is None or leaf == system.pc_leaf:
+                continue
+            x = dag.term[leaf]
+            if dag.is_bool[leaf]:
+                if v[0] == v[1]:
+                    bounds.append(x if v[0] == 1 else z3.Not(x))
+                continue
+            lo, hi = system.bounds[k] or (None, None)
+            if v[0] > -BIG and (lo is None or v[0] > lo):
+                bounds.append(lift(operator.le, num(v[0]), x))
+            if v[1] < BIG and (hi is None or v[1] < hi):
+                bounds.append(lift(operator.le, x, num(v[1])))
+        if bounds:
+            parts.append(implies(eq_leaf(pc, num(d)), and_all(bounds)))
+    return and_all([x for x in parts if x is not True])
