@@ -425,3 +425,24 @@ outcome { score p: share() }
 '''
     res, _ = run(text, budget={"falsify": 5})
     assert res["well_formed"].status == "violated", res["well_formed"].reason
+
+
+def test_player_counts_in_worker_processes():
+    """`jobs` > 1: each player count in a worker process; the report is the same shape, in
+    count order, and every result reached the progress callback of the parent."""
+    program = program_of((EXAMPLES / "goofspiel.rules").read_text())
+    heard = []
+
+    class Progress:
+        def __call__(self, text):
+            pass
+
+        def finished(self, result):
+            heard.append((result.players, result.name))
+
+    budget = Budget(games=20, timeout=10, proof=30, falsify=5)
+    report = verify(program, {}, budget=budget, progress=Progress(), jobs=2)
+    assert [r.players for r in report.results] == sorted(r.players for r in report.results)
+    assert sorted(heard) == sorted((r.players, r.name) for r in report.results)
+    assert {r.players for r in report.results} == {2, 3, 4}
+    assert all(r.status == "proved" for r in report.results), [(r.name, r.reason) for r in report.results]

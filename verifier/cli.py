@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds of directed search per player count at most (default 60; 0: none): an "
                         "exhaustive search of the whole game where it is small (a proof by enumeration), "
                         "then beam search and biased policies aimed at each property not yet settled")
+    v.add_argument("--jobs", type=whole_number(1), default=None, metavar="J",
+                   help="player counts verified side by side, each in a worker process with the whole "
+                        "--budget (default: the number of cores)")
     v.add_argument("--trace-dir", metavar="DIR", help="also write each counterexample as "
                    "DIR/<spec>-<property>-<players>p.json (replay with `rulebook play SPEC --replay FILE`)")
     v.add_argument("--full", action="store_true", help="print each counterexample's whole play log (default: "

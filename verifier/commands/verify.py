@@ -128,7 +128,8 @@ def run(args, sources: Sources, out: Output) -> int:
         budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k,
                         falsify=args.search)
         try:
-            report = verify(program, given, args.players, budget, progress, only)
+            report = verify(program, given, args.players, budget, progress, only,
+                            jobs=args.jobs or os.cpu_count() or 1)
         finally:
             progress.close()
         out.add(stamp(report.as_json(), sources.texts.get(path, "")))

@@ -419,16 +419,83 @@ def _monotonic(perf_deadline: float | None) -> float | None:
 
 
 def verify(program: Program, given: dict, players: list[int] | None = None, budget: Budget | None = None,
-           progress=None, only: set | None = None) -> Report:
+           progress=None, only: set | None = None, jobs: int = 1) -> Report:
+    """Every player count's results; with `jobs` > 1, the counts run side by side in that many
+    worker processes (each with the whole budget of its count), reported in count order."""
     engine = Engine(program)
     budget = budget or Budget()
     counts = players or list(range(program.min_players, program.max_players + 1))
     report = Report(program.spec.path, dict(given), counts)
     t0 = time.perf_counter()
-    for n in counts:
-        results, bounds, lengths = verify_players(program, engine, n, given, budget, progress, only)
+    if jobs > 1 and len(counts) > 1:
+        outs = _in_workers(program, engine, counts, given, budget, progress, only, jobs)
+    else:
+        outs = [verify_players(program, engine, n, given, budget, progress, only) for n in counts]
+    for n, (results, bounds, lengths) in zip(counts, outs):
         report.results += results
         report.score_bounds += bounds
         report.lengths[n] = lengths
     report.seconds = time.perf_counter() - t0
     return report
+
+
+# ---------------------------------------------------------------------------- worker processes
+
+_JOB: tuple = ()  # what a forked worker inherits: (program, engine, given, budget, only, messages)
+
+
+class _Relay:
+    """A worker's progress: each message goes to the parent, which passes it on."""
+
+    def __init__(self, messages):
+        self.messages = messages
+
+    def __call__(self, text: str) -> None:
+        self.messages.put(("say", text))
+
+    def finished(self, result) -> None:
+        self.messages.put(("finished", result))
+
+
+def _worker(n: int):
+    program, engine, given, budget, only, messages = _JOB
+    return verify_players(program, engine, n, given, budget, _Relay(messages), only)
+
+
+def _in_workers(program, engine, counts, given, budget, progress, only, jobs) -> list:
+    """verify_players for each count in forked processes (the compiled engine and the Z3
+    context are inherited, not rebuilt); their progress relayed in the order it comes."""
+    import multiprocessing
+    import queue
+    global _JOB
+    ctx = multiprocessing.get_context("fork")
+    messages = ctx.Queue()
+    _JOB = (program, engine, given, budget, only, messages)
+
+    def relay(block: float):
+        try:
+            while True:
+                kind, payload = messages.get(timeout=block)
+                block = 0.0
+                if progress is None:
+                    continue
+                if kind == "say":
+                    progress(payload)
+                elif getattr(progress, "finished", None) is not None:
+                    progress.finished(payload)
+        except queue.Empty:
+            return
+
+    pool = ctx.Pool(min(jobs, len(counts)))
+    try:
+        pending = [pool.apply_async(_worker, (n,)) for n in counts]
+        while not all(p.ready() for p in pending):
+            relay(0.2)
+        relay(0.0)
+        outs = [p.get() for p in pending]
+        pool.close()
+        return outs
+    finally:
+        pool.terminate()
+        pool.join()
+        _JOB = ()

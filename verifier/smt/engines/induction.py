@@ -68,6 +68,7 @@ class Induction:
         self._answers: dict = {}
         self.queries = 0
         self.sliced_settled = 0
+        self.batched = 0  # moves whose kept instances one query settled
         self.slow: list = []  # (seconds, what) of solver calls over a second, for the log
 
     # ------------------------------------------------------------ facts
@@ -167,8 +168,9 @@ class Induction:
                 self.progress(f"induction at decision point {d}")
                 for tr in self.transitions(d):
                     for v in self._cases(tr):
+                        settled = self._batch(d, tr, v, live, given, support, dropped)
                         for key, f in list(live.items()):
-                            if key in dropped:
+                            if key in dropped or key in settled:
                                 continue
                             out = self._check(d, tr, v, key, f, live, given, support, dropped)
                             if out is not None:
@@ -195,6 +197,49 @@ class Induction:
         if p is None:
             p = self._post[k] = z3.substitute(f, *tr.renaming) if tr.renaming else f
         return p
+
+    def _batch(self, d, tr, v, live, given, support, dropped) -> set:
+        """The instances this move keeps, settled by one query for all of them: "some changed
+        instance fails after the move" over the union of their slices. Unsatisfiable: every one
+        holds (each answer is kept, with what it assumed). Otherwise nothing is settled here:
+        `_check` asks instance by instance (the model may come from what the slice left out).
+        Most moves keep most instances, and one query then does the work of dozens."""
+        dag = self.sys.dag
+        changed = []
+        for key, f in live.items():
+            if key in dropped:
+                continue
+            post = self._post_of(tr, key, f)
+            if post.eq(f):
+                continue
+            known = self._answers.get((id(tr), v, key))
+            if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
+                continue
+            changed.append((key, post))
+        if len(changed) < 2 or (self.deadline is not None and time.perf_counter() > self.deadline):
+            return set()
+        target = 0
+        for _, post in changed:
+            target |= dag.support(dag.add(post))
+        assumable = [k for k in list(live) + list(given) if k not in dropped]
+        conds = [t for t, i in zip(tr.pre_terms, tr.pre) if dag.support(i) & target]
+        hyps = [k for k in assumable if support[k] & target]
+        bits = target
+        for i in tr.pre:
+            if dag.support(i) & target:
+                bits |= dag.support(i)
+        for k in hyps:
+            bits |= support[k]
+        formulas = [live.get(k, given.get(k)) for k in hyps]
+        every = z3.And(*[post for _, post in changed])
+        r, _ = self._ask(d, bits, conds, formulas, tr.case_terms.get(v), every, [], tr.alt.split)
+        if r != z3.unsat:
+            return set()
+        self.batched += 1
+        used = frozenset(hyps)
+        for key, _ in changed:
+            self._answers[(id(tr), v, key)] = _Query(used)
+        return {key for key, _ in changed}
 
     def _check(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
         """None if the instance holds after the move (to decision point v); else why not."""
