@@ -1,7 +1,7 @@
 """Moves by their text: which action a person means when they write `o(0,0)` or `take(3 egg, 2)`.
 
-A move is written as `play` prints it (the move's text in the spec, e.g. `takes 3 Chāshū into
-bowl 2`), or in call form, `NAME(v1, v2, ...)`, its parameters' values written as the spec
+A move is written as `play` prints it (the move's text in the spec, e.g. `takes 3 egg into
+slot 2`), or in call form, `NAME(v1, v2, ...)`, its parameters' values written as the spec
 writes them (numbers, enum items by name or display, players as `P1` or `0`). Texts are compared
 with runs of spaces made one, exactly first, then ignoring case.
 

@@ -38,7 +38,7 @@ from .expr import Query
 # shares of the budget: the exhaustive search, random play and the quick proof each get theirs;
 # the directed search runs until SEARCH_SHARE of the budget is used, the last proof gets the rest
 EXHAUSTIVE_SHARE = 0.1
-RANDOM_SHARE = 0.25      # Wasabi!'s full hand with a reward due: about 1 random game in 60 (400 in 5 s)
+RANDOM_SHARE = 0.25      # a state 1 random game in 60 reaches (one seed spec's): 400 games in 5 s
 QUICK_PROOF_SHARE = 0.2
 SEARCH_SHARE = 0.8
 EXHAUSTIVE_STATES = 20_000
@@ -255,7 +255,7 @@ def _never(answer: Answer, query: Query, verdict) -> Answer:
 def prove_never(query: Query, game: Game, seconds: float, timeout: float, seed: int, alone: bool):
     """The prover's verdict on `not (EXPR)` within `seconds`: `alone` over the relation's frame
     facts only (seconds on the seed games), else with the spec's invariants and the frame facts
-    guessed from sampled play (what may make it inductive, at a higher price: on Ramen Ink
+    guessed from sampled play (what may make it inductive, at a higher price: on one seed spec
     the guesses took 80 s where the claim alone was proved in 3 s)."""
     from ..smt.prove import Prover, Verdict
     program = query.program
