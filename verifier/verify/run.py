@@ -282,7 +282,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                                          "(explicit-state search of the whole game)", time.perf_counter() - t0,
                                          {"rests_on": [RESTS_ON]} if name != RESTS_ON else {})
     open_invs = [inv for inv in program.invariants if inv.name not in violated and inv.name not in verdicts]
-    needs_invariants = only is None or any(x in asked for x in spec_names + ["no_deadlock", RESTS_ON])
+    needs_invariants = only is None or any(x in asked and x not in violated
+                                           for x in spec_names + ["no_deadlock", RESTS_ON])
     if needs_invariants and (open_invs or (only is None and not enumerated)):
         # every unbroken invariant takes part (each helps prove the others), even if not asked
         verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say).items()

@@ -30,7 +30,8 @@ from .intervals import BIG, Intervals
 
 __all__ = ["Claim", "Induction", "Outcome"]
 
-SYMBOLIC_MS = int(__import__("os").environ.get("SYMMS", "2000"))  # a first try with the move's choices symbolic, before asking value by value
+SYMBOLIC_MS = 2000  # a first try with the move's choices symbolic, before asking value by value
+BATCH_MS = 1500  # the one query for every instance a move keeps (a glance: else one by one)
 
 
 @dataclass
@@ -232,7 +233,8 @@ class Induction:
             bits |= support[k]
         formulas = [live.get(k, given.get(k)) for k in hyps]
         every = z3.And(*[post for _, post in changed])
-        r, _ = self._ask(d, bits, conds, formulas, tr.case_terms.get(v), every, [], tr.alt.split)
+        # a glance only: when it is not quick, the instances one by one are quicker
+        r, _ = self._ask(d, bits, conds, formulas, tr.case_terms.get(v), every, [], (), BATCH_MS)
         if r != z3.unsat:
             return set()
         self.batched += 1
@@ -298,7 +300,7 @@ class Induction:
         """The deadline has passed (a solver call it cut short says nothing of the claim)."""
         return self.deadline is not None and time.perf_counter() >= self.deadline - 0.01
 
-    def _ask(self, d, bits, conds, hyps, case, post, checks, splits=()):
+    def _ask(self, d, bits, conds, hyps, case, post, checks, splits=(), ms=None):
         """Is "conds, hyps, checks, case and not post" satisfiable (with the interval facts at d
         about the leaves in `bits`)? When the solver gives up and the move has choices with few
         values (`splits`: a chance outcome, a parameter), they are fixed one value at a time:
@@ -311,6 +313,8 @@ class Induction:
             parts.append(case)
         parts.append(not_(post))
         first = min(self.timeout_ms, SYMBOLIC_MS) if splits else self.timeout_ms
+        if ms is not None:
+            first = min(first, ms)
         r, info = self._solve(parts, first)
         if r == z3.unknown and splits:
             return self._split(parts, splits)
