@@ -111,5 +111,5 @@ def test_summary_counts_false_proofs_and_catches():
     ]
     text = mut.summary(rows)
     assert "kill rate (verify): 1/2 = 50%" in text
-    assert "solver path only (--games 0): 0/2 = 0%" in text and "false proofs: 1" in text
+    assert "without random play (--games 0): 0/2 = 0%" in text and "false proofs: 1" in text
     assert "FALSE PROOF" in mut.line(rows[0]) and "does not replay" in mut.line(rows[1])
