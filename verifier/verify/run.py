@@ -288,6 +288,20 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         # every unbroken invariant takes part (each helps prove the others), even if not asked
         verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say).items()
                          if k not in verdicts})
+
+    def search_open() -> None:
+        """The longer directed search, for what is asked and neither violated nor proved."""
+        nonlocal targets
+        targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
+                   if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
+        if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
+            search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
+
+    # a counterexample to induction of an asked invariant hints at a violation: search before
+    # the run-time checks and deadlocks take their share
+    hinted = any("decision" in v.details for k, v in verdicts.items() if wanted(k) and k in spec_names)
+    if hinted:
+        search_open()
     for name, check in ((RESTS_ON, prover.obligations), ("no_deadlock", prover.deadlocks)):
         if wanted(name) and name not in violated and name not in verdicts:
             say(f"proving {name}")
@@ -297,10 +311,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
 
     # 3. what is still open: a longer directed search, then bounded model checking
-    targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
-               if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
-    if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
-        search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
+    if not hinted:
+        search_open()
     unsettled = [name for name, v in verdicts.items() if name in spec_names and name not in violated
                  and v.status == "unknown" and "decision" in v.details]
     if unsettled and (left() is None or left() > 1):
