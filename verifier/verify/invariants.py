@@ -92,7 +92,9 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                                                "unreachable; a stronger invariant would settle it)", seconds,
                                                {"decision": out.decision, "move": out.move})
                 elif out.kind == "time":
-                    verdicts[c.name] = Verdict("unknown", "induction", prover._spent(), seconds)
+                    where = f" (at '{out.move}')" if out.move else ""
+                    verdicts[c.name] = Verdict("unknown", "induction", "its share of the time budget (--budget) "
+                                               f"ran out before the induction was settled{where}", seconds)
                 else:
                     verdicts[c.name] = Verdict("unknown", "induction", f"the solver gave up at '{out.move}': "
                                                f"{out.detail}", seconds)

@@ -132,8 +132,16 @@ class Induction:
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
-        for c in claims:
-            out, alive = self._houdini([c], lemmas)
+        final = self.deadline
+        for i, c in enumerate(claims):
+            # each claim its fair share of the time left (one share kept for the second pass): a
+            # claim the solver struggles with must not starve the others
+            if final is not None:
+                self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(claims) - i + 1)
+            try:
+                out, alive = self._houdini([c], lemmas)
+            finally:
+                self.deadline = final
             results[c.name] = out[c.name]
             proved[c.name] = alive
         retry = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
