@@ -825,10 +825,12 @@ class CodeGen(StaticGen, MoveGen):
             out(0, "")
             result = self.p.symbols[name].type
             out(0, f"def D_{name}(s{params}):")
+            self.def_prologue(d, out)
             out(1, f"return {self.within(d.body, self.expr(d.body), result)}")
             out(0, "")
             out(0, "")
             out(0, f"def R_{name}(s{params}):")
+            self.def_prologue(d, out)
             with self.reading():
                 body = self.within(d.body, self.expr(d.body), result)
             hashable = all(self.p.symbols_param_type(q).is_domain for q in d.params)
@@ -841,6 +843,10 @@ class CodeGen(StaticGen, MoveGen):
             else:
                 out(1, f"return {body}")
             self.locals_stack.pop()
+
+    def def_prologue(self, d, out: Emitter) -> None:
+        """Code at the entry of a definition's functions: none (the rule-usage engine,
+        `gen_usage.py`, records the call there)."""
 
     def compile_flow(self) -> None:
         if self.segments:

@@ -213,7 +213,7 @@ class MoveGen:
         """
         params = [p.name for p in mi.move.params]
         pending = [(r, self.param_deps(r.cond, params)) for r in mi.move.requires]
-        guards = [self.expr(r.cond) for r, deps in pending if not deps]
+        guards = [self.require_code(r) for r, deps in pending if not deps]
         pending = [(r, deps) for r, deps in pending if deps]
         clauses, bound, unordered = [], set(), False
         for i, p in enumerate(mi.move.params):
@@ -233,7 +233,7 @@ class MoveGen:
             clauses.append(f"for v_{p.name} in {src}")
             bound.add(p.name)
             for r, rdeps in [x for x in pending if x[1] <= bound]:
-                clauses.append(f"if {self.expr(r.cond)}")
+                clauses.append(f"if {self.require_code(r)}")
             pending = [x for x in pending if not x[1] <= bound]
         if not mi.move.params:
             body = f"[{mi.offset}]"
@@ -253,6 +253,11 @@ class MoveGen:
                     k += 1
                 return k
         return len(clauses)
+
+    def require_code(self, r) -> str:
+        """A requirement's test where play decides legality (legal actions, steps); the
+        rule-usage engine (`gen_usage.py`) records there which requirement ruled a move out."""
+        return self.expr(r.cond)
 
     def param_deps(self, expr, params: list[str]) -> set:
         from ..frontend.typecheck import walk
@@ -277,7 +282,7 @@ class MoveGen:
                     checks.append(f"v_{p.name} < s.n")
                 if p.source is not None:
                     checks.append(f"({self.member_test(p)})")
-            checks += [self.expr(r.cond) for r in mi.move.requires]
+            checks += [self.require_code(r) for r in mi.move.requires]
             args = "".join(f", v_{p.name}" for p in mi.move.params)
             if checks:
                 out(2, f"if not ({' and '.join(checks)}):")
