@@ -1,0 +1,400 @@
+"""The behavioural layer of `rulebook diff`: positions reachable under both specs where they disagree.
+
+The two compiled engines are played in lockstep: one game, the same steps on both sides. A step
+is matched by what it means, not by its action id (which an edit may shift): a move by its name
+(read through the renames the structural layer found) and its parameter values, a chance outcome
+by its text. At every position of the game the two sides are compared:
+
+- who acts (a player, chance, everyone in secret, nobody: the game ended);
+- the legal moves of whoever acts, and the outcomes of a chance draw;
+- for the legal moves (those of moves the edit touched first, at most `check` of them), the
+  state after the move under each spec: every variable both declare, and who acts next;
+- at the end, the scores and the winners.
+
+The first disagreement of a game is a *witness*: the steps that led to it (valid under both specs,
+since they were played under both), the move, and what each spec says, with the requirements or
+declarations responsible. Games are driven down the paths the edit touches: where a move the
+edit changed (or one that reads a changed definition) is legal under both, it is played more
+often than the others. Nothing here proves an absence: `none found in N games / depth D`.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from ..engine.lib import RuleError, show_player
+from ..engine.runtime import CHANCE, SIMULTANEOUS, Game, GameState
+from ..query.moves import decode, move_of
+from ..query.position import step_text
+from . import structural as S
+
+AFTER_FIRST = 30  # games played after the first witness, looking for witnesses of other kinds
+TOUCHED_BIAS = 0.7  # chance that a touched move legal under both is played when one exists
+
+
+@dataclass
+class Witness:
+    kind: str  # node, chance, legality, successor, end, rule_error
+    players: int
+    summary: str  # one sentence
+    old_says: str
+    new_says: str
+    move: str = ""  # the move (or outcome) in question, as the old spec prints it
+    old_steps: list = field(default_factory=list)  # action ids, replayable under OLD
+    new_steps: list = field(default_factory=list)
+    old_texts: list = field(default_factory=list)  # the steps as each spec prints them
+    new_texts: list = field(default_factory=list)
+    responsible: list = field(default_factory=list)  # {"side", "what", "at", "rules"}
+    replayed: bool = False  # the history was replayed through both engines and the difference seen again
+    move_name: str = ""  # the move's name in the old spec ("" for a chance outcome or none)
+    move_old: object = None  # the move's action id(s) under each spec (successor and rule_error witnesses)
+    move_new: object = None
+
+    @property
+    def key(self) -> tuple:
+        return (self.kind, self.move_name)
+
+    def as_json(self, old_game: Game, new_game: Game) -> dict:
+        def replay(game, steps):
+            return {"game": game.module.GAME_NAME, "players": self.players, "options": game.option_strings(),
+                    "history": steps}
+        return {"kind": self.kind, "players": self.players, "summary": self.summary, "move": self.move,
+                "old": self.old_says, "new": self.new_says, "history": "; ".join(self.old_texts),
+                "new_history": "; ".join(self.new_texts), "steps": len(self.old_steps),
+                "old_replay": replay(old_game, self.old_steps), "new_replay": replay(new_game, self.new_steps),
+                "responsible": self.responsible, "replayed": self.replayed}
+
+
+@dataclass
+class Search:
+    games: int = 0
+    deepest: int = 0
+    seconds: float = 0.0
+    witnesses: list = field(default_factory=list)
+    stopped: str = ""  # why the search ended early ("budget")
+
+
+class Lockstep:
+    """One game played under both specs at once."""
+
+    def __init__(self, old: Game, new: Game, renames: dict, context: "Context"):
+        self.old, self.new = old.new_initial_state(), new.new_initial_state()
+        self.renames = renames
+        self.ctx = context
+        self.old_texts: list = []
+        self.new_texts: list = []
+
+    # ---------------------------------------------------------------- reading a side
+    def key(self, state: GameState, action: int, side: str) -> tuple:
+        k = move_of(state, action)
+        name = state.m.MOVES[k][0]
+        if side == "new":
+            name = self.renames.get(name, name)
+        return (name, decode(state.m.MOVES[k], action))
+
+    def legal(self, state: GameState, player: int, side: str) -> dict:
+        return {self.key(state, a, side): a for a in state.legal_actions(player)}
+
+    @staticmethod
+    def who(state: GameState):
+        if state.is_terminal():
+            return "end"
+        return state.current_player()
+
+    @staticmethod
+    def outcomes(state: GameState) -> dict:
+        return {state.action_to_string(CHANCE, a): a for a, _ in state.chance_outcomes()}
+
+    # ---------------------------------------------------------------- one game
+    def play(self, rng: random.Random, depth: int) -> Witness | None:
+        for _ in range(depth):
+            w = self.compare_here()
+            if w is not None or self.old.is_terminal():
+                return w
+            who = self.who(self.old)
+            if who == CHANCE:
+                oo, no = self.outcomes(self.old), self.outcomes(self.new)
+                text = rng.choice(sorted(oo))
+                w = self.apply(oo[text], no[text])
+            elif who == SIMULTANEOUS:
+                joint_o, joint_n = [], []
+                for p in range(self.old.num_players()):
+                    lo, ln = self.legal(self.old, p, "old"), self.legal(self.new, p, "new")
+                    k = rng.choice(sorted(lo))
+                    joint_o.append(lo[k])
+                    joint_n.append(ln[k])
+                w = self.apply(joint_o, joint_n, check_after=True)
+            else:
+                lo, ln = self.legal(self.old, who, "old"), self.legal(self.new, who, "new")
+                w = self.lookahead(lo, ln, rng)
+                if w is None:
+                    k = self.pick(lo, rng)
+                    w = self.apply(lo[k], ln[k])
+            if w is not None:
+                return w
+        return None
+
+    def pick(self, legal: dict, rng: random.Random) -> tuple:
+        keys = sorted(legal)
+        hot = [k for k in keys if k[0] in self.ctx.touched_moves]
+        if hot and rng.random() < TOUCHED_BIAS:
+            return rng.choice(hot)
+        return rng.choice(keys)
+
+    def lookahead(self, lo: dict, ln: dict, rng: random.Random) -> Witness | None:
+        """Each checked legal move, applied under both specs: the same state after it?"""
+        keys = sorted(lo)
+        hot = [k for k in keys if k[0] in self.ctx.touched_moves]
+        cold = [k for k in keys if k[0] not in self.ctx.touched_moves]
+        rng.shuffle(cold)
+        for k in (hot + cold)[:self.ctx.check]:
+            trial = Lockstep.__new__(Lockstep)
+            trial.__dict__.update(self.__dict__)
+            trial.old, trial.new = self.old.clone(), self.new.clone()
+            trial.old_texts, trial.new_texts = list(self.old_texts), list(self.new_texts)
+            try:
+                w = trial.apply(lo[k], ln[k], check_after=True)
+            except _BothBroke:
+                continue
+            if w is not None:
+                return w
+        return None
+
+    def apply(self, a_old, a_new, check_after: bool = False) -> Witness | None:
+        t_old, t_new = step_text(self.old, a_old), step_text(self.new, a_new)
+        before = (list(self.old.history), list(self.new.history))
+        self._last = (a_old, a_new)
+        who = self.who(self.old)
+        self._last_name = ("chance" if who == CHANCE else "simultaneous" if isinstance(a_old, list)
+                           else self.key(self.old, a_old, "old")[0])
+        errors = []
+        for state, a in ((self.old, a_old), (self.new, a_new)):
+            try:
+                if isinstance(a, list):
+                    state.apply_actions(a)
+                else:
+                    state.apply_action(a)
+                errors.append(None)
+            except RuleError as exc:
+                errors.append(str(exc))
+        if errors[0] and errors[1]:
+            raise _BothBroke()
+        if errors[0] or errors[1]:
+            return self.witness("rule_error", f"the rules break under {'OLD' if errors[0] else 'NEW'} only",
+                                f"the rules break: {errors[0]}" if errors[0] else "plays on",
+                                f"the rules break: {errors[1]}" if errors[1] else "plays on", t_old, before)
+        self.old_texts.append(t_old)
+        self.new_texts.append(t_new)
+        if check_after:
+            differ = self.ctx.state_diff(self.old, self.new, self.renames)
+            if differ:
+                self.old_texts.pop()
+                self.new_texts.pop()
+                shown = "; ".join(f"{v}: {a!r}" for v, a, _ in differ[:4])
+                shown_new = "; ".join(f"{v}: {b!r}" for v, _, b in differ[:4])
+                names = ", ".join(v for v, _, _ in differ[:4])
+                return self.witness("successor", f"the same move leads to different states ({names})",
+                                    shown, shown_new, t_old, before, variables=[v for v, _, _ in differ])
+        return None
+
+    def compare_here(self) -> Witness | None:
+        o, n = self.old, self.new
+        wo, wn = self.who(o), self.who(n)
+        if wo != wn:
+            def said(w):
+                return {"end": "the game is over", CHANCE: "chance acts", SIMULTANEOUS: "every player chooses in secret"}.get(
+                    w, f"{show_player(w)} is to move" if isinstance(w, int) else str(w))
+            return self.witness("node", "the specs disagree on who acts here", said(wo), said(wn))
+        if wo == "end":
+            so, sn = o.scores(), n.scores()
+            wo_, wn_ = o.winners(), n.winners()
+            if so != sn or wo_ != wn_:
+                def said(scores, winners):
+                    return (f"scores {scores}, winner{'s' if len(winners) != 1 else ''} "
+                            + ", ".join(show_player(p) for p in winners))
+                return self.witness("end", "the game ends with different scores or winners", said(so, wo_),
+                                    said(sn, wn_))
+            return None
+        if wo == CHANCE:
+            oo, on = set(self.outcomes(o)), set(self.outcomes(n))
+            if oo != on:
+                only_o, only_n = sorted(oo - on), sorted(on - oo)
+                return self.witness("chance", "the chance draw has different outcomes",
+                                    f"can also draw {', '.join(only_o[:6])}" if only_o else "the same and no more",
+                                    f"can also draw {', '.join(only_n[:6])}" if only_n else "the same and no more")
+            return None
+        players = range(o.num_players()) if wo == SIMULTANEOUS else [wo]
+        for p in players:
+            lo, ln = self.legal(o, p, "old"), self.legal(n, p, "new")
+            if lo.keys() != ln.keys():
+                return self.legality_witness(p, lo, ln)
+        return None
+
+    def legality_witness(self, p: int, lo: dict, ln: dict) -> Witness:
+        only_old = sorted(set(lo) - set(ln))
+        only_new = sorted(set(ln) - set(lo))
+        if only_new:  # prefer a move the edit allows: its text exists on the side that forbids it
+            k, legal_side = only_new[0], "new"
+        else:
+            k, legal_side = only_old[0], "old"
+        legal_state, other = (self.new, self.old) if legal_side == "new" else (self.old, self.new)
+        action = (ln if legal_side == "new" else lo)[k]
+        text = legal_state.action_to_string(p, action)
+        other_action = self.ctx.action_for(other, k, "old" if legal_side == "new" else "new", self.renames)
+        why = []
+        if other_action is not None:
+            why = other.why_illegal(p, other_action)
+        forbid = "; ".join(f"{label} ({msg})" + (" @" + " @".join(c) if c else "") for label, msg, c in why) \
+            if why else "no such move here"
+        says_legal, says_illegal = "legal", f"illegal: {forbid}"
+        old_says, new_says = (says_illegal, says_legal) if legal_side == "new" else (says_legal, says_illegal)
+        w = self.witness("legality", f"{show_player(p)}: {text} is legal under {legal_side.upper()} only",
+                         old_says, new_says, f"{show_player(p)}: {text}")
+        w.move_name = k[0]
+        forbidding_side = "old" if legal_side == "new" else "new"
+        for label, msg, cites in why:
+            w.responsible.append(self.ctx.requirement(forbidding_side, k[0], label, cites))
+        return w
+
+    def witness(self, kind, summary, old_says, new_says, move="", before=None, variables=()) -> Witness:
+        ho, hn = before if before is not None else (list(self.old.history), list(self.new.history))
+        w = Witness(kind, self.old.num_players(), summary, old_says, new_says, move, ho, hn,
+                    list(self.old_texts), list(self.new_texts))
+        # the history is the position before the move; the move is `w.move`
+        if before is not None:
+            w.move_old, w.move_new = self._last
+            w.move_name = self._last_name
+        w.responsible += self.ctx.changed_items(variables)
+        return w
+
+
+class _BothBroke(Exception):
+    """Both specs broke at the same step: not a difference, the game ends here."""
+
+
+@dataclass
+class Context:
+    """What the lockstep games need from the structural layer."""
+
+    old_spec: object
+    new_spec: object
+    structure: S.Structure
+    touched_moves: set
+    check: int = 16  # legal moves whose successors are compared at a position
+
+    @staticmethod
+    def state_diff(old: GameState, new: GameState, renames: dict) -> list:
+        back = {v: k for k, v in renames.items()}
+        out = []
+        for attr in old.s.__slots__:
+            if not attr.startswith("V_"):
+                continue
+            name = attr[2:]
+            other = "V_" + back.get(name, name)
+            if other not in new.s.__slots__:
+                continue
+            a, b = getattr(old.s, attr), getattr(new.s, other)
+            if a != b:
+                out.append((name, a, b))
+        return out
+
+    @staticmethod
+    def action_for(state: GameState, key: tuple, side: str, renames: dict):
+        """The action id of the move `key` (old names) on `side`'s engine, if it has that move."""
+        back = {v: k for k, v in renames.items()} if side == "new" else {}
+        name = back.get(key[0], key[0])
+        for entry in state.m.MOVES:
+            if entry[0] != name or len(entry[2]) != len(key[1]):
+                continue
+            offset, sizes, los = entry[1], entry[2], entry[3]
+            action, ok = 0, True
+            for v, n, lo in zip(key[1], sizes, los):
+                if not lo <= v < lo + n:
+                    ok = False
+                action = action * n + (v - lo)
+            if ok:
+                return offset + action
+        return None
+
+    def requirement(self, side: str, move: str, label: str, cites) -> dict:
+        spec = self.old_spec if side == "old" else self.new_spec
+        name = move if side == "old" else {v: k for k, v in self.structure.renames.items()}.get(move, move)
+        for m in S.moves_of(spec):
+            if m.name == name:
+                for r in m.requires:
+                    if r.label == label:
+                        return {"side": side, "what": f"require {label} \"{r.message}\"", "at": str(r.span),
+                                "rules": list(r.cites or m.cites)}
+        return {"side": side, "what": f"require {label}", "at": "", "rules": list(cites)}
+
+    def changed_items(self, variables=()) -> list:
+        """The behavioural declarations the edit changed, with their places and rule IDs."""
+        out = []
+        for c in self.structure.changes:
+            if c.what in ("reordered",) or c.kind in ("rule", "invariant", "example", "expect", "display"):
+                continue
+            sides = [(side, item) for side, item in (("old", c.old), ("new", c.new)) if item is not None]
+            rules = []
+            for _, item in sides:
+                rules += [r for r in getattr(item.node, "cites", ()) or () if r not in rules]
+            out.append({"side": "+".join(side for side, _ in sides),
+                        "what": f"{c.what} {c.kind} {c.name}" + (f" ({c.detail})" if c.detail else ""),
+                        "at": ", ".join(str(item.node.span) for _, item in sides), "rules": rules})
+        return out[:4]
+
+
+def touched_moves(structure: S.Structure, old_spec, new_spec) -> set:
+    """Moves the edit changed, and moves whose requirements or effects read a changed name."""
+    touched = structure.touched()
+    out = set()
+    for spec, side in ((old_spec, "old"), (new_spec, "new")):
+        for m in S.moves_of(spec):
+            name = m.name if side == "old" else structure.renames.get(m.name, m.name)
+            if m.name in touched or name in touched or S.references(m) & touched:
+                out.add(name)
+    return out
+
+
+def search(old: Game, new: Game, ctx: Context, games: int, depth: int, seconds: float, seed: int = 0,
+           counts: list | None = None, old_games: dict | None = None, new_games: dict | None = None,
+           max_witnesses: int = 3) -> Search:
+    """Lockstep games until `max_witnesses` witnesses of different kinds, `games` games or
+    `seconds`; games cycle through the player counts (`old_games`/`new_games`: count -> Game)."""
+    out = Search()
+    t0 = time.monotonic()
+    rng = random.Random(seed)
+    old_games = old_games or {old.num_players: old}
+    new_games = new_games or {new.num_players: new}
+    counts = counts or sorted(old_games)
+    seen = set()
+    last = games
+    for g in range(games):
+        if g >= last:  # after the first witness, a few more games look for other kinds
+            break
+        if time.monotonic() - t0 > seconds:
+            out.stopped = "budget"
+            break
+        n = counts[g % len(counts)]
+        pair = Lockstep(old_games[n], new_games[n], ctx.structure.renames, ctx)
+        try:
+            w = pair.play(random.Random(rng.getrandbits(32)), depth)
+        except _BothBroke:
+            w = None
+        out.games += 1
+        out.deepest = max(out.deepest, len(pair.old.history))
+        if w is None:
+            continue
+        if w.key in seen:  # the shorter of two witnesses of one kind
+            i = next(i for i, x in enumerate(out.witnesses) if x.key == w.key)
+            if len(w.old_steps) < len(out.witnesses[i].old_steps):
+                out.witnesses[i] = w
+            continue
+        if not seen:
+            last = min(games, g + 1 + AFTER_FIRST)
+        seen.add(w.key)
+        out.witnesses.append(w)
+        if len(out.witnesses) >= max_witnesses:
+            break
+    out.seconds = time.monotonic() - t0
+    return out
