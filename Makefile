@@ -15,8 +15,9 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --upgrade pip
 
 # Stamp: (re)install the project editable whenever pyproject.toml changes.
+# The ray extra: the tests run `simulate --ray` on a local Ray.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e '.[ray]'
 	touch $@
 
 # The main job: every bundled spec is checked (types, examples), compiled, played, and

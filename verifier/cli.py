@@ -15,6 +15,7 @@ import traceback
 
 from .commands import (check, compile as compile_cmd, coverage, diff as diff_cmd, docs, info, play,
                        query as query_cmd, verify)
+from .commands import simulate as simulate_cmd
 from .commands.common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_USER,
                               CommandLineParser, Output, UsageError, UserError, add_settings, error_object,
                               non_negative_seconds, positive_seconds, whole_number)
@@ -27,7 +28,7 @@ __all__ = ["main", "build_parser", "exit_code_for", "UserError", "UsageError", "
 
 COMMANDS = {"check": check.run, "compile": compile_cmd.run, "info": info.run, "play": play.run,
             "verify": verify.run, "coverage": coverage.run, "docs": docs.run}
-COMMANDS.update({"query": query_cmd.run, "explain": query_cmd.run_explain})
+COMMANDS.update({"query": query_cmd.run, "explain": query_cmd.run_explain, "simulate": simulate_cmd.run})
 COMMANDS.update({"diff": diff_cmd.run, "mutate": diff_cmd.run_mutate})
 
 
@@ -199,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "standard error, e.g. for CI logs")
     query_cmd.add_parsers(sub, argparse.RawDescriptionHelpFormatter)
     diff_cmd.add_parsers(sub, argparse.RawDescriptionHelpFormatter)
+    simulate_cmd.add_parser(sub, argparse.RawDescriptionHelpFormatter)
     return p
 
 
