@@ -80,8 +80,14 @@ class Prover:
     # ------------------------------------------------------------ helpers
     def solver(self) -> z3.Solver:
         s = z3.Solver(ctx=CTX)
-        s.set("timeout", self.timeout_ms)
+        s.set("timeout", self._call_ms())
         return s
+
+    def _call_ms(self) -> int:
+        """One solver call's time-out: --timeout, and never past the budget's deadline."""
+        if self.deadline is None:
+            return self.timeout_ms
+        return max(1, min(self.timeout_ms, int((self.deadline - time.perf_counter()) * 1000)))
 
     def alternatives(self, d: int) -> list:
         self.check_budget()
@@ -670,7 +676,7 @@ class Prover:
             ends = []
             for sense in ("minimize", "maximize"):
                 opt = z3.Optimize(ctx=CTX)
-                opt.set("timeout", self.timeout_ms)
+                opt.set("timeout", self._call_ms())
                 opt.add(*assume, eq_leaf(s.pc, num(-1)))
                 h = getattr(opt, sense)(score)
                 r = opt.check()
