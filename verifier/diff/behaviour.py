@@ -209,12 +209,13 @@ class Lockstep:
         if wo == "end":
             so, sn = o.scores(), n.scores()
             wo_, wn_ = o.winners(), n.winners()
-            if so != sn or wo_ != wn_:
-                def said(scores, winners):
+            ro, rn = o.returns(), n.returns()
+            if so != sn or wo_ != wn_ or ro != rn:
+                def said(scores, winners, returns):
                     return (f"scores {scores}, winner{'s' if len(winners) != 1 else ''} "
-                            + ", ".join(show_player(p) for p in winners))
-                return self.witness("end", "the game ends with different scores or winners", said(so, wo_),
-                                    said(sn, wn_))
+                            + ", ".join(show_player(p) for p in winners) + f", returns {returns}")
+                return self.witness("end", "the game ends with different scores, winners or returns",
+                                    said(so, wo_, ro), said(sn, wn_, rn))
             return None
         if wo == CHANCE:
             oo, on = set(self.outcomes(o)), set(self.outcomes(n))

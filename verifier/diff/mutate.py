@@ -1,0 +1,258 @@
+"""`mutate`: how well a spec guards its rules — mutants generated from the IR (`mutants.py`), each
+judged by the spec's own checks.
+
+For each mutant, in order, cheapest first:
+
+1. it must type-check (else it is `invalid`, not counted);
+2. `equivalent` if the diff's structural layer proves it plays as the original (not counted);
+3. `killed` by an `example` block that fails on it;
+4. `killed` by `verify` (a small budget, one player count): a property violated that the
+   original does not violate;
+5. otherwise it `survived`: `diff` against the original looks for a witness, which says what
+   would have caught it; without one, `none found` (it may be equivalent: the diff could not
+   prove it).
+
+Kill rate = killed / (mutants run - invalid - equivalent). Mutants run in forked worker processes
+(`--jobs`), or as Ray tasks (`--ray ADDRESS`), which get the spec's text and rebuild everything.
+"""
+from __future__ import annotations
+
+import difflib
+import time
+from dataclasses import dataclass
+
+from ..engine.examples import run_examples
+from ..engine.runtime import Engine, Game
+from ..frontend import check_text
+from ..ir.printer import print_spec
+from . import mutants as M
+from . import structural as S
+
+
+@dataclass
+class Config:
+    players: int | None = None
+    options: dict | None = None
+    jobs: int = 1
+    ray: str | None = None
+    max_mutants: int = 120
+    budget: float = 10.0
+    games: int = 60
+    seed: int = 0
+
+
+def baseline(program, n: int, options: dict, budget: float) -> set:
+    """The properties the original itself violates (a mutant is not killed by those)."""
+    return violated(program, n, options, budget)
+
+
+def violated(program, n: int, options: dict, budget: float) -> set:
+    from ..verify.run import Budget, verify
+    b = Budget(games=100, timeout=min(5.0, budget), proof=budget, falsify=budget / 3)
+    report = verify(program, options, [n], b, jobs=1)
+    return {r.name for r in report.results if r.status == "violated"}
+
+
+def judge(original, mutant: M.Mutant, text: str, n: int, options: dict, config: Config, broken: set) -> dict:
+    """One mutant's fate (a JSON-ready dict)."""
+    out = {"id": mutant.id, "operator": mutant.operator, "description": mutant.description,
+           "at": str(mutant.span), "rules": list(mutant.rules)}
+    t0 = time.perf_counter()
+    try:
+        program, diags = check_text(text, original.spec.path)
+        if program is None:
+            first = next((d for d in diags if d.severity == "error"), None)
+            return {**out, "status": "invalid", "by": first.message if first else "does not type-check"}
+        structure = S.compare(original.spec, program.spec, {})
+        if structure.same_behaviour:
+            return {**out, "status": "equivalent", "by": "the diff proves it plays as the original"}
+        engine = Engine(program)
+        game = Game(engine, n, options)
+        failed = run_examples(engine, game.option_values)
+        if failed:
+            names = sorted({d.message.split("'")[1] for d in failed if "'" in d.message})
+            return {**out, "status": "killed", "by": "example " + ", ".join(names)}
+        new = violated(program, n, options, config.budget) - broken
+        if new:
+            return {**out, "status": "killed", "by": "verify: " + ", ".join(sorted(new)) + " violated"}
+        return {**out, **survivor(original, program, n, options, config)}
+    except Exception as exc:  # a mutant that crashes a tool is the tool's bug, reported, not hidden
+        return {**out, "status": "error", "by": f"{type(exc).__name__}: {exc}"}
+    finally:
+        out["seconds"] = round(time.perf_counter() - t0, 3)
+
+
+def survivor(original, program, n: int, options: dict, config: Config) -> dict:
+    from .run import Settings, diff_programs
+    settings = Settings(players=[n], old_options=options, new_options=options, games=config.games,
+                        seconds=max(5.0, config.budget), seed=config.seed, witnesses=1, verify_budget=0)
+    d = diff_programs(original, program, settings, {})
+    if d.verdict == "same":
+        return {"status": "equivalent", "by": d.sentence}
+    if not d.differs:
+        return {"status": "survived", "witness": None, "by": d.sentence,
+                "catch": "no game found where it plays differently: it may be equivalent (not proved)"}
+    w = d.search.witnesses[0]
+    return {"status": "survived", "by": w.summary, "witness": {
+        "kind": w.kind, "summary": w.summary, "move": w.move, "old": w.old_says, "new": w.new_says,
+        "history": "; ".join(w.old_texts), "players": w.players}, "catch": CATCH[w.kind]}
+
+
+CATCH = {
+    "legality": "an example or a legality query at the witness position: the move is legal under one "
+                "reading only; or an invariant over the state that move leads to",
+    "successor": "an invariant relating the variables that differ after the move, or an example that "
+                 "sets up the position and checks the state after it",
+    "end": "an example of the final scoring at the witness's end, or a bound on scores",
+    "node": "an invariant on whose turn it is, or an example of the turn order",
+    "chance": "an invariant on what the draw can take (e.g. the deck's count)",
+    "rule_error": "well_formed would, given more budget: the rules break under one spec only",
+}
+
+
+# ------------------------------------------------------------------ running them all
+
+_JOB: tuple = ()  # what a forked worker inherits: (original, mutants by id, texts, n, options, config, broken)
+
+
+def _work(k: int) -> dict:
+    original, by_id, texts, n, options, config, broken = _JOB
+    return judge(original, by_id[k], texts[k], n, options, config, broken)
+
+
+def mutate(program, text: str, config: Config, progress=None) -> dict:
+    t0 = time.perf_counter()
+    options = dict(config.options or {})
+    n = config.players or program.min_players
+    from .run import check_settings, Settings
+    check_settings(program, program, Settings(players=[n], old_options=options, new_options=options))
+    generated = M.generate(program.spec)
+    chosen = M.pick(generated, config.max_mutants, config.seed)
+    printed = print_spec(program.spec).splitlines()
+    texts = {m.id: print_spec(m.spec) for m in chosen}
+    diffs = {m.id: "\n".join(difflib.unified_diff(printed, texts[m.id].splitlines(), "original", f"mutant {m.id}",
+                                                  n=1, lineterm="")) for m in chosen}
+    if progress:
+        progress(f"verifying the original ({n} players)")
+    broken = baseline(program, n, options, config.budget)
+    results = run_all(program, chosen, texts, n, options, config, broken, progress)
+    for r in results:
+        r["diff"] = diffs[r["id"]]
+    return summary(program, generated, results, n, options, config, broken, time.perf_counter() - t0)
+
+
+def run_all(program, chosen, texts, n, options, config, broken, progress) -> list:
+    global _JOB
+    by_id = {m.id: m for m in chosen}
+    ids = [m.id for m in chosen]
+    if config.ray:
+        return _on_ray(program, chosen, texts, n, options, config, broken, progress)
+    _JOB = (program, by_id, texts, n, options, config, broken)
+    try:
+        if config.jobs <= 1 or len(ids) <= 1:
+            out = []
+            for i, k in enumerate(ids, 1):
+                if progress:
+                    progress(f"mutant {i}/{len(ids)}")
+                out.append(_work(k))
+            return out
+        import multiprocessing
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(config.jobs) as pool:
+            out = []
+            for i, r in enumerate(pool.imap(_work, ids), 1):
+                if progress:
+                    progress(f"mutant {i}/{len(ids)}")
+                out.append(r)
+            return out
+    finally:
+        _JOB = ()
+
+
+def _ray_task(spec_text: str, path: str, mutant_text: str, meta: dict, n: int, options: dict, config: Config,
+              broken: set) -> dict:
+    """A Ray task: the original rebuilt from its text (nothing but text crosses the wire)."""
+    original, _ = check_text(spec_text, path)
+    mutant = M.Mutant(meta["id"], meta["operator"], meta["description"], meta["at"], tuple(meta["rules"]),
+                      original.spec)
+    return judge(original, mutant, mutant_text, n, options, config, broken)
+
+
+def _on_ray(program, chosen, texts, n, options, config, broken, progress) -> list:
+    from ..commands.common import UserError
+    try:
+        import ray
+    except ImportError:
+        raise UserError("--ray needs the ray package (pip install ray)") from None
+    try:
+        if config.ray == "local":
+            ray.init(num_cpus=config.jobs, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=config.ray, log_to_driver=False)
+    except Exception as exc:
+        raise UserError(f"--ray {config.ray}: cannot join the cluster: {exc}") from None
+    try:
+        task = ray.remote(_ray_task)
+        spec_text = print_spec(program.spec)
+        refs = [task.remote(spec_text, program.spec.path, texts[m.id],
+                            {"id": m.id, "operator": m.operator, "description": m.description, "at": str(m.span),
+                             "rules": list(m.rules)}, n, options, config, broken) for m in chosen]
+        out = []
+        for i, ref in enumerate(refs, 1):
+            out.append(ray.get(ref))
+            if progress:
+                progress(f"mutant {i}/{len(refs)}")
+        return out
+    finally:
+        ray.shutdown()
+
+
+def summary(program, generated, results, n, options, config, broken, seconds) -> dict:
+    count = {s: sum(1 for r in results if r["status"] == s)
+             for s in ("killed", "survived", "equivalent", "invalid", "error")}
+    judged = count["killed"] + count["survived"]
+    by_op: dict = {}
+    for r in results:
+        row = by_op.setdefault(r["operator"], {"run": 0, "killed": 0, "survived": 0, "equivalent": 0})
+        row["run"] += 1
+        if r["status"] in row:
+            row[r["status"]] += 1
+    return {"kind": "mutate", "spec": program.spec.path, "players": n, "options": options,
+            "generated": len(generated), "run": len(results), **count,
+            "kill_rate": round(count["killed"] / judged, 4) if judged else None,
+            "original_violates": sorted(broken), "verify_budget": config.budget, "seconds": round(seconds, 3),
+            "jobs": config.jobs, "ray": config.ray, "by_operator": by_op,
+            "survivors": [r for r in results if r["status"] == "survived"],
+            "results": [{k: v for k, v in r.items() if k != "diff"} for r in results]}
+
+
+def format_mutate(rep: dict) -> str:
+    rate = "n/a" if rep["kill_rate"] is None else f"{100 * rep['kill_rate']:.0f}%"
+    out = [f"mutate {rep['spec']}  ({rep['players']} players; {rep['run']} of {rep['generated']} mutants run, "
+           f"{rep['seconds']:.1f} s)",
+           f"kill rate {rate}: {rep['killed']} killed, {rep['survived']} survived; {rep['equivalent']} equivalent "
+           f"(proved, not counted), {rep['invalid']} did not type-check" +
+           (f", {rep['error']} errors" if rep["error"] else "")]
+    if rep["original_violates"]:
+        out.append(f"(the original itself violates {', '.join(rep['original_violates'])}: not counted as kills)")
+    out += ["", "by operator:"]
+    for op, row in sorted(rep["by_operator"].items()):
+        out.append(f"  {op:16} {row['run']:4} run  {row['killed']:4} killed  {row['survived']:4} survived  "
+                   f"{row['equivalent']:4} equivalent")
+    if rep["survivors"]:
+        out += ["", "survivors:"]
+    for r in rep["survivors"]:
+        rules = (" @" + " @".join(r["rules"])) if r["rules"] else ""
+        out += ["", f"  mutant {r['id']}: {r['description']}  {r['at']}{rules}"]
+        out += ["    " + line for line in r["diff"].splitlines()[2:]]
+        if r.get("witness"):
+            w = r["witness"]
+            out.append(f"    plays differently: {w['summary']}")
+            out.append(f"      after: {w['history'] or 'the start of the game'}")
+        else:
+            out.append(f"    {r['by']}")
+        out.append(f"    would be caught by: {r['catch']}")
+    errors = [r for r in rep["results"] if r["status"] == "error"]
+    for r in errors:
+        out.append(f"  mutant {r['id']} ({r['description']}): error: {r['by']}")
+    return "\n".join(out)
