@@ -98,7 +98,9 @@ def run(args, sources: Sources, out: Output) -> int:
                                                      with_tallies=True, players=players, **kwargs)
                 reports, text = [result], rep.format_comparison(result)
                 interrupted = any(r["interrupted"] for r in result["runs"])
-                pictures = ([p for r, t in zip(result["runs"], tallies) for p in plots.write_run(r, t, args.plots)]
+                tags = [f"-{args.compare_option}={v}" for v in result["values"]]
+                pictures = ([p for r, t, tag in zip(result["runs"], tallies, tags)
+                             for p in plots.write_run(r, t, args.plots, tag)]
                             + plots.write_comparison(result, args.plots)) if args.plots else []
             else:
                 report, tally = api.simulate(args.spec, args.games, players, options, with_tally=True, **kwargs)

@@ -64,7 +64,7 @@ def build_game(setup: Setup) -> Game:
         if program is None or has_errors(diags):
             raise SpecError(diags)
         engine = UsageEngine(program) if setup.usage else Engine(program)
-        _GAMES[key] = Game(engine, setup.players, dict(setup.options), bounded=True)
+        _GAMES[key] = Game(engine, setup.players or None, dict(setup.options), bounded=True)
     return _GAMES[key]
 
 

@@ -20,9 +20,8 @@ def _pyplot():
     return plt
 
 
-def _stem(report: dict) -> str:
-    opts = "".join(f"-{k}={v}" for k, v in sorted(report["options"].items()))
-    return f"{report['game']}-{report['players']}p" + (opts if len(opts) < 80 else "")
+def _stem(report: dict, tag: str) -> str:
+    return f"{report['game']}-{report['players']}p{tag}"
 
 
 def _save(plt, fig, path: str) -> str:
@@ -32,11 +31,11 @@ def _save(plt, fig, path: str) -> str:
     return path
 
 
-def write_run(report: dict, tally: dict, out_dir: str) -> list[str]:
-    """The run's three SVGs in `out_dir`; their paths."""
+def write_run(report: dict, tally: dict, out_dir: str, tag: str = "") -> list[str]:
+    """The run's three SVGs in `out_dir` (names: GAME-Np[TAG]-wins.svg, ...); their paths."""
     plt = _pyplot()
     os.makedirs(out_dir, exist_ok=True)
-    stem, title = _stem(report), f"{report['title']}, {report['players']} players, {report['games']} games"
+    stem, title = _stem(report, tag), f"{report['title']}, {report['players']} players, {report['games']} games"
     paths = []
     fig, ax = plt.subplots(figsize=(6, 3.5))
     seats = report["seats"]
