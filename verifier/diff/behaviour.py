@@ -87,11 +87,15 @@ class Lockstep:
 
     # ---------------------------------------------------------------- reading a side
     def key(self, state: GameState, action: int, side: str) -> tuple:
-        k = move_of(state, action)
-        name = state.m.MOVES[k][0]
-        if side == "new":
-            name = self.renames.get(name, name)
-        return (name, decode(state.m.MOVES[k], action))
+        cache = self.ctx.keys[side]  # an action id always means the same move: decoded once
+        got = cache.get(action)
+        if got is None:
+            k = move_of(state, action)
+            name = state.m.MOVES[k][0]
+            if side == "new":
+                name = self.renames.get(name, name)
+            got = cache[action] = (name, decode(state.m.MOVES[k], action))
+        return got
 
     def legal(self, state: GameState, player: int, side: str) -> dict:
         return {self.key(state, a, side): a for a in state.legal_actions(player)}
@@ -148,7 +152,10 @@ class Lockstep:
         hot = [k for k in keys if k[0] in self.ctx.touched_moves]
         cold = [k for k in keys if k[0] not in self.ctx.touched_moves]
         rng.shuffle(cold)
-        for k in (hot + cold)[:self.ctx.check]:
+        if len(hot) > self.ctx.check:
+            hot = rng.sample(hot, self.ctx.check)
+        # every touched move, and a few others (an edit the structure misses: the flow's own code)
+        for k in hot + cold[:self.ctx.cold if self.ctx.touched_moves else self.ctx.check]:
             trial = Lockstep.__new__(Lockstep)
             trial.__dict__.update(self.__dict__)
             trial.old, trial.new = self.old.clone(), self.new.clone()
@@ -282,7 +289,9 @@ class Context:
     new_spec: object
     structure: S.Structure
     touched_moves: set
-    check: int = 16  # legal moves whose successors are compared at a position
+    check: int = 16  # legal moves whose successors are compared at a position when the edit touches no move
+    cold: int = 2  # moves the edit did not touch whose successors are compared at a position
+    keys: dict = field(default_factory=lambda: {"old": {}, "new": {}})  # action id -> (move, values)
 
     @staticmethod
     def state_diff(old: GameState, new: GameState, renames: dict) -> list:
@@ -346,13 +355,23 @@ class Context:
 
 
 def touched_moves(structure: S.Structure, old_spec, new_spec) -> set:
-    """Moves the edit changed, and moves whose requirements or effects read a changed name."""
+    """Moves the edit changed, and moves whose requirements or effects read a changed name, directly
+    or through definitions and constants."""
     touched = structure.touched()
     out = set()
     for spec, side in ((old_spec, "old"), (new_spec, "new")):
+        bodies = {d.name: d for d in spec.decls if isinstance(d, (S.N.DefDecl, S.N.ConstDecl))}
         for m in S.moves_of(spec):
             name = m.name if side == "old" else structure.renames.get(m.name, m.name)
-            if m.name in touched or name in touched or S.references(m) & touched:
+            seen, stack = set(), list(S.references(m))
+            while stack:
+                x = stack.pop()
+                if x in seen:
+                    continue
+                seen.add(x)
+                if x in bodies:
+                    stack.extend(S.references(bodies[x]))
+            if m.name in touched or name in touched or seen & touched:
                 out.add(name)
     return out
 
@@ -399,3 +418,83 @@ def search(old: Game, new: Game, ctx: Context, games: int, depth: int, seconds: 
             break
     out.seconds = time.monotonic() - t0
     return out
+
+
+# ------------------------------------------------------------------ directed: towards a changed guard
+
+def guard_targets(structure: S.Structure) -> list[str]:
+    """State conditions (the old spec's language) under which a changed requirement reads differently:
+    `not ((OLD) == (NEW))` for a requirement changed in place, `not (OLD)` for one dropped, `not (NEW)`
+    for one added — each only when it reads no move parameter (then it is a condition on the state)."""
+    from ..ir.printer import print_expr
+    out = []
+    for c in structure.changes:
+        if c.kind != "move" or c.what != "changed":
+            continue
+        o, n = c.old.node, S.rename(c.new.node, structure.renames)
+        params = {p.name for p in o.params} | {p.name for p in n.params}
+        ro = {r.label: r.cond for r in o.requires}
+        rn = {r.label: r.cond for r in n.requires}
+        for label in sorted(set(ro) | set(rn)):
+            a, b = ro.get(label), rn.get(label)
+            if a == b or any(x is not None and S.references(x) & params for x in (a, b)):
+                continue
+            if a is not None and b is not None:
+                out.append(f"not (({print_expr(a)}) == ({print_expr(b)}))")
+            else:
+                out.append(f"not ({print_expr(a if a is not None else b)})")
+    return out
+
+
+def follow(pair: "Lockstep", old_history: list) -> Witness | None:
+    """Play the old spec's steps under both specs (each matched by meaning), comparing as it goes."""
+    for step in old_history:
+        w = pair.compare_here()
+        if w is not None or pair.old.is_terminal():
+            return w
+        who = pair.who(pair.old)
+        if who == CHANCE:
+            text = pair.old.action_to_string(CHANCE, step)
+            w = pair.apply(step, pair.outcomes(pair.new)[text])
+        elif isinstance(step, list):
+            w = pair.apply(step, [pair.legal(pair.new, p, "new")[pair.key(pair.old, a, "old")]
+                                  for p, a in enumerate(step)])
+        else:
+            w = pair.apply(step, pair.legal(pair.new, who, "new")[pair.key(pair.old, step, "old")], check_after=True)
+        if w is not None:
+            return w
+    return pair.compare_here()
+
+
+def directed(old_games: dict, new_games: dict, ctx: Context, old_program, counts: list, seconds: float,
+             seed: int, depth: int, out: Search) -> None:
+    """For each changed guard, reach a state where it reads differently (the query layer's `--can`
+    search on the old spec), then play on from there in lockstep."""
+    from ..query.expr import query_program
+    from ..query.reach import can
+    t0 = time.monotonic()
+    targets = guard_targets(ctx.structure)
+    for target in targets:
+        for n in counts:
+            left = seconds - (time.monotonic() - t0)
+            if left <= 1 or out.witnesses:
+                return
+            try:
+                q = query_program(old_program, target)
+                answer = can(q, n, old_games[n].option_strings(), budget=left / 2, seed=seed, prove=False)
+            except Exception:  # a condition the query layer cannot read: no direction from it
+                continue
+            if answer.verdict != "yes" or answer.witness is None:
+                continue
+            rng = random.Random(seed)
+            for _ in range(20):
+                pair = Lockstep(old_games[n], new_games[n], ctx.structure.renames, ctx)
+                try:
+                    w = follow(pair, answer.witness["history"]) or pair.play(rng, depth)
+                except (_BothBroke, KeyError):
+                    w = None
+                out.games += 1
+                out.deepest = max(out.deepest, len(pair.old.history))
+                if w is not None:
+                    out.witnesses.append(w)
+                    return

@@ -119,6 +119,13 @@ def diff_programs(old, new, settings: Settings, texts: dict, progress=None) -> D
     ctx = B.Context(old.spec, new.spec, structure, B.touched_moves(structure, old.spec, new.spec), settings.check)
     d.search = B.search(old_games[first], new_games[first], ctx, settings.games, settings.depth, settings.seconds,
                         settings.seed, counts, old_games, new_games, settings.witnesses)
+    if not d.search.witnesses:
+        left = settings.seconds - d.search.seconds
+        if left < 10:  # the directed phase gets at least a share of its own
+            left = max(10.0, settings.seconds / 3)
+        t0 = time.monotonic()
+        B.directed(old_games, new_games, ctx, old, counts, left, settings.seed, settings.depth, d.search)
+        d.search.seconds += time.monotonic() - t0
     for w in d.search.witnesses:
         w.replayed = confirm(w, old_games[w.players], new_games[w.players], ctx)
     d.method = "play"
