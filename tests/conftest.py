@@ -19,6 +19,12 @@ settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
+# `rulebook verify` keeps results in a cache: each test session gets its own, so that no test
+# reads what an earlier run (or another checkout's code) left there
+if "RULEBOOK_CACHE" not in os.environ:
+    import tempfile
+    os.environ["RULEBOOK_CACHE"] = tempfile.mkdtemp(prefix="rulebook-cache-")
+
 
 def pytest_sessionfinish(session, exitstatus):
     """Freeze the heap once the tests are over.

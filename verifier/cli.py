@@ -190,6 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=whole_number(1), default=None, metavar="J",
                    help="player counts verified side by side, each in a worker process with the whole "
                         "--budget (default: the number of cores)")
+    v.add_argument("--no-cache", action="store_true", help="verify every player count again, even those whose "
+                   "results are in the cache (.rulebook-cache, or $RULEBOOK_CACHE): a result is reused only when "
+                   "the slice of the spec it depends on (the flow, the state, the invariants and what they name), "
+                   "the options, the settings and the tool's version are unchanged")
     v.add_argument("--trace-dir", metavar="DIR", help="also write each counterexample as "
                    "DIR/<spec>-<property>-<players>p.json (replay with `rulebook play SPEC --replay FILE`)")
     v.add_argument("--full", action="store_true", help="print each counterexample's whole play log (default: "

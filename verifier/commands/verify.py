@@ -117,6 +117,7 @@ def stamp(report: dict, text: str) -> dict:
 def run(args, sources: Sources, out: Output) -> int:
     from ..frontend import load_program
     from ..verify.report import format_report
+    from ..verify.cache import Cache
     from ..verify.run import Budget, verify
     given = dict(args.option)
     only = set(args.property) if args.property else None
@@ -129,7 +130,7 @@ def run(args, sources: Sources, out: Output) -> int:
                         falsify=args.search)
         try:
             report = verify(program, given, args.players, budget, progress, only,
-                            jobs=args.jobs or os.cpu_count() or 1)
+                            jobs=args.jobs or os.cpu_count() or 1, cache=None if args.no_cache else Cache())
         finally:
             progress.close()
         out.add(stamp(report.as_json(), sources.texts.get(path, "")))

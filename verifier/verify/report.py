@@ -106,6 +106,10 @@ def format_report(report: Report, traces: bool = True,
                "inconclusive": f"none contradicts the spec, but {open_} not proved (unknown)",
                "differs": f"{differ} NOT as the spec expects" + (f", {open_} not proved (unknown)" if open_ else "")
                }[report.outcome]
+    reused = sum(1 for r in report.results if r.reused)
+    if reused:
+        lines.append(f"  {reused} of {len(report.results)} results reused from the cache (the spec's slice they "
+                     "depend on is unchanged; --no-cache runs them again)")
     lines.append(f"  {len(report.results)} results, {verdict}, {report.seconds:.1f} s")
     if traces:
         for r in report.results:

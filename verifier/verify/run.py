@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from ..engine.lib import RuleError
 from ..engine.play import random_step
@@ -59,6 +59,7 @@ class Result:
     trace: dict | None = None  # a replay file (`rulebook play SPEC --replay`)
     trace_text: str = ""  # the game as `rulebook play` shows it
     rests_on: list = field(default_factory=list)  # properties a `proved` assumes (reported alongside)
+    reused: bool = False  # from the cache (`cache.py`): the slice it depends on is unchanged
 
     @property
     def as_expected(self) -> bool:
@@ -83,6 +84,8 @@ class Result:
             out["reason"] = self.reason
         if self.rests_on:
             out["rests_on"] = list(self.rests_on)
+        if self.reused:
+            out["reused"] = True
         if self.trace is not None:
             out["trace"] = self.trace
         return out
@@ -432,24 +435,54 @@ def _monotonic(perf_deadline: float | None) -> float | None:
 
 
 def verify(program: Program, given: dict, players: list[int] | None = None, budget: Budget | None = None,
-           progress=None, only: set | None = None, jobs: int = 1) -> Report:
+           progress=None, only: set | None = None, jobs: int = 1, cache=None) -> Report:
     """Every player count's results; with `jobs` > 1, the counts run side by side in that many
-    worker processes (each with the whole budget of its count), reported in count order."""
+    worker processes (each with the whole budget of its count), reported in count order. With
+    a `cache.Cache`, a count whose slice of the spec is unchanged is not run again."""
     engine = Engine(program)
     budget = budget or Budget()
     counts = players or list(range(program.min_players, program.max_players + 1))
     report = Report(program.spec.path, dict(given), counts)
     t0 = time.perf_counter()
-    if jobs > 1 and len(counts) > 1:
-        outs = _in_workers(program, engine, counts, given, budget, progress, only, jobs)
+    outs: dict[int, tuple] = {}
+    keys: dict[int, tuple] = {}
+    if cache is not None:
+        settings = {k: v for k, v in asdict(budget).items()}
+        for n in counts:
+            values = dict(Game(engine, n, given).option_values)
+            keys[n] = cache.key(program.spec, n, values, settings, only)
+            hit = cache.get(keys[n])
+            if hit is not None:
+                outs[n] = _reused(program, n, values, hit, progress)
+    todo = [n for n in counts if n not in outs]
+    if jobs > 1 and len(todo) > 1:
+        outs.update(zip(todo, _in_workers(program, engine, todo, given, budget, progress, only, jobs)))
     else:
-        outs = [verify_players(program, engine, n, given, budget, progress, only) for n in counts]
-    for n, (results, bounds, lengths) in zip(counts, outs):
+        outs.update((n, verify_players(program, engine, n, given, budget, progress, only)) for n in todo)
+    if cache is not None:
+        for n in todo:
+            cache.put(keys[n], *outs[n])
+    for n in counts:
+        results, bounds, lengths = outs[n]
         report.results += results
         report.score_bounds += bounds
         report.lengths[n] = lengths
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _reused(program: Program, n: int, values: dict, hit: tuple, progress) -> tuple:
+    """A cached player count as results (the expectations are the spec's of today)."""
+    stored, bounds, lengths = hit
+    results = []
+    for d in stored:
+        r = Result(**{**d, "reused": True})
+        r.expected, r.expected_text = expectation(program, r.name, n, values)
+        results.append(r)
+        finished = getattr(progress, "finished", None)
+        if finished is not None:
+            finished(r)
+    return results, bounds, {k: v for k, v in lengths.items()}
 
 
 # ---------------------------------------------------------------------------- worker processes
