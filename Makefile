@@ -38,8 +38,9 @@ verify: $(STAMP)
 		echo "$(BIN)/rulebook play $$spec --games 200 --seed 1"; \
 		$(BIN)/rulebook play "$$spec" --games 200 --seed 1; \
 	done
-	@echo "$(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --trace-dir build/traces"
-	@status=0; $(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --trace-dir build/traces || status=$$?; \
+	@echo "$(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --trace-dir build/traces --save-json build/verify.json"
+	@status=0; $(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --trace-dir build/traces \
+		--save-json build/verify.json || status=$$?; \
 	if [ $$status -eq 4 ]; then \
 		echo "make verify: WARNING: no result contradicts the specs, but some properties they expect"; \
 		echo "  proved are unknown (not proved): see the tables above. STRICT=1 makes this an error."; \
@@ -69,12 +70,20 @@ bench: $(STAMP)
 
 # The rules site: `rulebook docs` writes an mkdocs project (build/docs/mkdocs.yml, build/docs/docs/) for
 # every bundled spec and the manual in docs/; mkdocs builds it into site/ with --strict. Proof status
-# comes from build/verify.json when it exists (`rulebook verify SPEC... --json > build/verify.json`).
+# comes from build/verify.json (below).
 # NO_MKDOCS_2_WARNING silences Material's end-of-life banner; `zensical build -f build/docs/mkdocs.yml`
 # builds the same project.
 DOCS_FLAGS ?=
 
-docs: $(STAMP)
+# The guarantees pages read build/verify.json: the last `make verify` (its cache makes this
+# instant after one), or a run made here when there is none.
+# (Exit 1 and 4 are results — a contradiction, missing proofs — that the site shows.)
+build/verify.json: | $(STAMP)
+	@echo "$(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --save-json build/verify.json"
+	@status=0; $(BIN)/rulebook verify $(SPECS) $(VERIFY_FLAGS) --save-json build/verify.json --no-progress \
+		> /dev/null || status=$$?; [ $$status -eq 0 ] || [ $$status -eq 1 ] || [ $$status -eq 4 ]
+
+docs: $(STAMP) build/verify.json
 	$(BIN)/rulebook docs $(SPECS) -o build/docs --manual docs $(DOCS_FLAGS)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -f build/docs/mkdocs.yml -d $(CURDIR)/site
 

@@ -446,3 +446,14 @@ def test_player_counts_in_worker_processes():
     assert sorted(heard) == sorted((r.players, r.name) for r in report.results)
     assert {r.players for r in report.results} == {2, 3, 4}
     assert all(r.status == "proved" for r in report.results), [(r.name, r.reason) for r in report.results]
+
+
+def test_cli_save_json_writes_the_json_reports(capsys, tmp_path):
+    """`--save-json FILE`: the reports as --json prints them, next to the text (for `docs`)."""
+    target = tmp_path / "out" / "verify.json"
+    code = main(["verify", str(EXAMPLES / "tictactoe.rules"), "--games", "10", "--save-json", str(target)])
+    text = capsys.readouterr().out
+    assert code == 0 and "well_formed" in text
+    (report,) = json.loads(target.read_text())["reports"]
+    assert report["spec"].endswith("tictactoe.rules") and report["spec_sha256"]
+    assert {r["name"] for r in report["results"]} == {"well_formed", "no_deadlock", "termination"}

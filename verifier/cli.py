@@ -194,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "results are in the cache (.rulebook-cache, or $RULEBOOK_CACHE): a result is reused only when "
                    "the slice of the spec it depends on (the flow, the state, the invariants and what they name), "
                    "the options, the settings and the tool's version are unchanged")
+    v.add_argument("--save-json", metavar="FILE", help="also write the reports, as --json prints them, to FILE "
+                   "(`make verify` writes build/verify.json, which `rulebook docs` reads)")
     v.add_argument("--trace-dir", metavar="DIR", help="also write each counterexample as "
                    "DIR/<spec>-<property>-<players>p.json (replay with `rulebook play SPEC --replay FILE`)")
     v.add_argument("--full", action="store_true", help="print each counterexample's whole play log (default: "

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 from ..diagnostics import Sources
 from .common import EXIT_OK, EXIT_UNPROVED, EXIT_USER, Output, UserError
@@ -114,6 +115,16 @@ def stamp(report: dict, text: str) -> dict:
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
+def save_reports(path: str, reports: list) -> None:
+    """`--save-json FILE`: the reports as `--json` prints them (e.g. for `rulebook docs`)."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps({"reports": reports}, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def run(args, sources: Sources, out: Output) -> int:
     from ..frontend import load_program
     from ..verify.report import format_report
@@ -122,6 +133,7 @@ def run(args, sources: Sources, out: Output) -> int:
     given = dict(args.option)
     only = set(args.property) if args.property else None
     outcomes = set()
+    saved: list[dict] = []
     for path in args.specs:
         program, _ = load_program(path, sources)
         check_names(program, path, only, given, args.players)
@@ -133,7 +145,11 @@ def run(args, sources: Sources, out: Output) -> int:
                             jobs=args.jobs or os.cpu_count() or 1, cache=None if args.no_cache else Cache())
         finally:
             progress.close()
-        out.add(stamp(report.as_json(), sources.texts.get(path, "")))
+        stamped = stamp(report.as_json(), sources.texts.get(path, ""))
+        out.add(stamped)
+        saved.append(stamped)
+        if args.save_json:  # after each spec: an interrupted run keeps what it finished
+            save_reports(args.save_json, saved)
         outcomes.add(report.outcome)
         if args.trace_dir:
             write_traces(args.trace_dir, report)
