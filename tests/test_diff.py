@@ -1,0 +1,192 @@
+"""`rulebook diff` and `rulebook mutate` (issue 14), each test with its expected verdict.
+
+The planted edits are text edits of the bundled specs, written to a temporary directory: Ramen
+Ink's bin holds 9, Ramen's shōyu limit dropped, Wasabi!'s hand limit 2 -> 3, and Ramen's
+`grunchie_offer` read literally against rejoin. A witness must replay under both specs.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import ROOT
+from verifier.cli import main
+from verifier.engine.runtime import Engine
+from verifier.frontend import load_program
+from verifier.query import check_move, from_history
+
+TTT = ROOT / "spec/examples/tictactoe.rules"
+
+
+def run_json(capsys, *argv) -> tuple[int, dict]:
+    code = main([*argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def edited(tmp_path, spec: str, old: str, new: str, count: int = 1):
+    text = (ROOT / spec).read_text(encoding="utf-8")
+    assert text.count(old) == count, f"the edit no longer applies to {spec}"
+    out = tmp_path / ("edited-" + spec.rsplit("/", 1)[-1])
+    out.write_text(text.replace(old, new), encoding="utf-8")
+    return str(out)
+
+
+def replays(spec_path: str, witness: dict, options: dict | None = None):
+    """The witness's history, replayed through the spec's engine from its text; the position."""
+    engine = Engine(load_program(spec_path)[0])
+    return from_history(engine, witness["history"], witness["players"], options or {})
+
+
+def assert_legal_only_under_new(old_path, new_path, w, old_options=None, new_options=None):
+    assert w["kind"] == "legality" and "legal under NEW only" in w["summary"]
+    move = w["move"].split(": ", 1)[1]
+    assert check_move(replays(old_path, w, old_options), move)["legal"] is False
+    assert check_move(replays(new_path, w, new_options), move)["legal"] is True
+
+
+# ------------------------------------------------------------------ no difference, proved
+
+def test_a_spec_against_itself_is_proved_the_same(capsys):
+    code, out = run_json(capsys, "diff", "spec/ramen.rules", "spec/ramen.rules")
+    assert code == 0
+    rep = out["reports"][0]
+    assert rep["structural"]["identical"] and rep["behaviour"]["verdict"] == "same"
+    assert "no behavioural difference (proved)" in rep["behaviour"]["sentence"]
+
+
+def test_comments_layout_order_and_a_rename_are_proved_the_same(tmp_path, capsys):
+    text = TTT.read_text(encoding="utf-8")
+    text = text.replace("full()", "board_is_full()").replace("def mark_of", "# a comment\n\n\ndef   mark_of")
+    a, b = text.index("def line_of"), text.index("def has_line")
+    c = text.index("def board_is_full")
+    text = text[:a] + text[b:c] + text[a:b] + text[c:]
+    new = tmp_path / "renamed.rules"
+    new.write_text(text, encoding="utf-8")
+    code, out = run_json(capsys, "diff", str(TTT), str(new))
+    rep = out["reports"][0]
+    assert code == 0 and rep["behaviour"]["verdict"] == "same"
+    assert rep["structural"]["renames"] == {"full": "board_is_full"}
+    assert rep["structural"]["reordered"]
+    assert {c["change"] for c in rep["structural"]["changes"]} == {"renamed", "reordered"}
+
+
+def test_a_rule_text_edit_is_structural_only(tmp_path, capsys):
+    new = edited(tmp_path, "spec/ramen_ink.rules", '@I-D6 "', '@I-D6 "Reworded: ')
+    code, out = run_json(capsys, "diff", "spec/ramen_ink.rules", new)
+    rep = out["reports"][0]
+    assert code == 0 and rep["behaviour"]["verdict"] == "same"
+    assert [(c["change"], c["kind"], c["name"]) for c in rep["structural"]["changes"]] == [("changed", "rule", "I-D6")]
+
+
+# ------------------------------------------------------------------ planted edits: witnesses
+
+def test_ramen_ink_bin_limit_9(tmp_path, capsys):
+    new = edited(tmp_path, "spec/ramen_ink.rules", "const BIN_SIZE: 8..8 = 8", "const BIN_SIZE: 9..9 = 9")
+    code, out = run_json(capsys, "diff", "spec/ramen_ink.rules", new, "--players", "2", "--verify-budget", "0")
+    assert code == 5
+    rep = out["reports"][0]
+    assert [(c["change"], c["kind"], c["name"]) for c in rep["structural"]["changes"]] == [("changed", "const",
+                                                                                            "BIN_SIZE")]
+    w = rep["behaviour"]["witnesses"][0]
+    assert w["replayed"]
+    assert_legal_only_under_new("spec/ramen_ink.rules", new, w)
+    assert any(r["rules"] and "I-D6" in r["rules"] for r in w["responsible"])
+
+
+def test_ramen_shoyu_limit_dropped(tmp_path, capsys):
+    new = edited(tmp_path, "spec/ramen.rules", '@R-B2: shoyu_fits(p, b)', '@R-B2: b < started[p]')
+    code, out = run_json(capsys, "diff", "spec/ramen.rules", new, "--players", "2", "--verify-budget", "0")
+    assert code == 5
+    w = out["reports"][0]["behaviour"]["witnesses"][0]
+    assert w["replayed"]
+    assert_legal_only_under_new("spec/ramen.rules", new, w)
+
+
+def test_wasabi_hand_limit_3(tmp_path, capsys):
+    new = edited(tmp_path, "spec/wasabi.rules", "card_count(current) < 2", "card_count(current) < 3", count=2)
+    code, out = run_json(capsys, "diff", "spec/wasabi.rules", new, "--players", "2", "--games", "60",
+                         "--budget", "40", "--verify-budget", "0")
+    assert code == 5
+    w = out["reports"][0]["behaviour"]["witnesses"][0]
+    assert w["replayed"]
+    limit = {"turn_limit": "120"}  # diff plays with the options' finite values (games must end)
+    assert_legal_only_under_new("spec/wasabi.rules", new, w, limit, limit)
+
+
+def test_grunchie_offer_readings(capsys):
+    code, out = run_json(capsys, "diff", "spec/ramen.rules", "spec/ramen.rules", "--players", "2",
+                         "--old-option", "grunchie_offer=literal", "--verify-budget", "0")
+    assert code == 5
+    rep = out["reports"][0]
+    assert rep["structural"]["identical"]
+    assert rep["old_options"]["grunchie_offer"] == "literal" and rep["new_options"]["grunchie_offer"] == "rejoin"
+    w = rep["behaviour"]["witnesses"][0]
+    assert w["replayed"]
+    old = replays("spec/ramen.rules", w, {"grunchie_offer": "literal"})
+    new = replays("spec/ramen.rules", w, {"grunchie_offer": "rejoin"})
+    assert old.state.history == new.state.history  # one history, valid under both readings
+
+
+def test_text_output_and_verification_layer(tmp_path, capsys):
+    new = edited(tmp_path, "spec/examples/tictactoe.rules", "board[c] == empty\n", "board[c] == empty or c == 4\n")
+    code = main(["diff", str(TTT), new, "--verify-budget", "5"])
+    text = capsys.readouterr().out
+    assert code == 5
+    for part in ("Structure", "requirement empty_cell changed", "Behaviour", "is legal under NEW only",
+                 "replay (confirmed", "rulebook query", "Verification", "no verify cache yet"):
+        assert part in text
+
+
+# ------------------------------------------------------------------ bad input
+
+def test_bad_input(tmp_path, capsys):
+    code, out = run_json(capsys, "diff", str(TTT), str(TTT), "--option", "nope=1")
+    assert code == 1 and out["error"]["kind"] == "input" and "nope" in out["error"]["message"]
+    code, out = run_json(capsys, "diff", str(TTT), str(tmp_path / "missing.rules"))
+    assert code == 1 and out["error"]["kind"] == "spec"
+    bad = tmp_path / "bad.rules"
+    bad.write_text("game x \"X\"\nplayers 2\nvar v: 0..3 = \n", encoding="utf-8")
+    code, out = run_json(capsys, "diff", str(TTT), str(bad))
+    assert code == 1 and out["error"]["diagnostics"][0]["line"] >= 3
+    code, out = run_json(capsys, "diff", str(TTT))
+    assert code == 2 and out["error"]["kind"] == "usage"
+    code, out = run_json(capsys, "diff", str(TTT), str(TTT), "--players", "3")
+    assert code == 1 and "3 players" in out["error"]["message"]
+
+
+def test_help_documents_exit_codes(capsys):
+    assert main(["diff", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "Exit codes: 0" in text and "5 behavioural differences" in text
+
+
+# ------------------------------------------------------------------ mutate
+
+def test_mutants_cover_the_operators():
+    from verifier.diff.mutants import generate
+    program, _ = load_program(str(ROOT / "spec/ramen_ink.rules"))
+    ops = {m.operator for m in generate(program.spec)}
+    assert {"drop_require", "negate_require", "comparison", "logic", "number", "drop_statement", "widen_range",
+            "swap_entries"} <= ops
+
+
+def test_mutate_tictactoe_json(capsys):
+    code, out = run_json(capsys, "mutate", str(TTT), "--max-mutants", "10", "--jobs", "2", "--budget", "3",
+                         "--games", "20")
+    assert code == 0
+    rep = out["reports"][0]
+    assert rep["run"] == 10 and 0 <= rep["kill_rate"] <= 1
+    assert rep["killed"] + rep["survived"] + rep["equivalent"] + rep["invalid"] + rep["error"] == 10
+    assert rep["error"] == 0
+    assert rep["killed"] >= 1  # dropping the one requirement makes well_formed fail
+    for s in rep["survivors"]:
+        assert s["diff"].startswith("--- original") and s["catch"]
+
+
+@pytest.mark.slow
+def test_mutate_on_ray(capsys):
+    pytest.importorskip("ray")
+    code, out = run_json(capsys, "mutate", str(TTT), "--max-mutants", "4", "--ray", "local", "--budget", "3",
+                         "--games", "10")
+    assert code == 0 and out["reports"][0]["run"] == 4 and out["reports"][0]["error"] == 0
