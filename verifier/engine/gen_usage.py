@@ -6,16 +6,18 @@ This module generates a *variant* of the engine for that; the engine `play`, Ope
 plain play pays nothing for the instrument.
 
 A clause is any IR node with citations (`docs/coverage.py` finds them the same way). Some are
-*dynamic* — play reaches them or not — and get a probe, `_H.add(k)`, where `k` is the clause's
-index in `usage_clauses(program)`:
+*dynamic* — play reaches them or not — and get a probe that sets `_F[k]`, where `_F` is a
+module-level bytearray with one flag per clause and `k` the clause's index in
+`usage_clauses(program)`:
 
-- a statement (assignment, let, for, while, edit, end, say, a decision point): when it runs;
+- a statement (assignment, let, for, while, edit, end, say, a decision point): when it runs
+  (`_F[k] = 1` before it);
 - a move: when it is played (its effects start);
 - a requirement: when it rules a candidate out — its test is false while play enumerates the
-  legal moves or checks a chosen one (`(cond or _H.add(k))`: the probe runs only then, and
-  `set.add` returns None, so the test's value is unchanged);
+  legal moves or checks a chosen one (`((cond) or not (_F[k] or _hit(k)))`: the probe runs
+  only then, and the test's value is unchanged);
 - a definition: when it is evaluated (at the entry of its functions; at an inlined use, as
-  `(_H.add(k) or (code))`);
+  `((_F[k] or _hit(k)) and (code))`);
 - the outcome's clauses: `wins` when some player wins outright (`_outright`), `score` at every
   finished game and a `tiebreak` when it decides a tie for the win — those the simulator sees
   from the final state (`verifier/simulate/play.py`).
@@ -23,8 +25,12 @@ index in `usage_clauses(program)`:
 The others (declarations, options, invariants, examples, expectations) are *static*: they
 hold for every game, and a play count says nothing about them.
 
-`_H` is a module global, not a field of the state, so a searching policy's clones can be
-kept out of the record by swapping the set (`verifier/simulate/play.py` does) and the state
+Probes are written to cost little once a clause has fired, because hot definitions are
+evaluated thousands of times a game: a flag read (`_F[k]`) and a jump, no call; `_hit(k)`
+(set the flag, return True) runs once per clause and game.
+
+`_F` is a module global, not a field of the state, so a searching policy's clones can be
+kept out of the record by swapping the flags (`verifier/simulate/play.py` does) and the state
 class, its clone and its JSON are the plain engine's.
 """
 from __future__ import annotations
@@ -81,7 +87,8 @@ class UsageCodeGen(CodeGen):
 
     def __init__(self, program, clauses: list[UsageClause]):
         self.probe_of = {id(c.node): c.index for c in clauses if c.fires}
-        self.probes_off = True  # no state, no `_H` while the constant tables are computed
+        self.clause_count = len(clauses)
+        self.probes_off = True  # no state, no `_F` while the constant tables are computed
         super().__init__(program)
         self.probes_off = False
 
@@ -98,35 +105,35 @@ class UsageCodeGen(CodeGen):
     def stmt(self, st, out: Emitter, ind: int) -> None:
         k = self.probe(st)
         if k is not None:
-            out(ind, f"_H.add({k})")
+            out(ind, f"_F[{k}] = 1")
         super().stmt(st, out, ind)
 
     def flow_decision_stmt(self, st, seg, ind: int):
         k = self.probe(st)
         if k is not None:
-            seg.out(ind, f"_H.add({k})")
+            seg.out(ind, f"_F[{k}] = 1")
         return super().flow_decision_stmt(st, seg, ind)
 
     def move_function(self, out, prefix: str, mi) -> None:
         super().move_function(out, prefix, mi)
         k = self.probe(mi.move)
         if prefix == "_apply_m" and k is not None:
-            out(1, f"_H.add({k})")
+            out(1, f"_F[{k}] = 1")
 
     def require_code(self, r) -> str:
         code = super().require_code(r)
         k = self.probe(r)
-        return code if k is None else f"(({code}) or _H.add({k}))"
+        return code if k is None else f"(({code}) or not (_F[{k}] or _hit({k})))"
 
     def def_prologue(self, d, out: Emitter) -> None:
         k = self.probe(d)
         if k is not None:
-            out(1, f"_H.add({k})")
+            out(1, f"_F[{k}] = 1")
 
     def inline_def(self, d, arg_codes: list[str]) -> str | None:
         code = super().inline_def(d, arg_codes)
         k = self.probe(d)
-        return code if code is None or k is None else f"(_H.add({k}) or ({code}))"
+        return code if code is None or k is None else f"((_F[{k}] or _hit({k})) and ({code}))"
 
     def gen_outcome(self, out: Emitter) -> None:
         super().gen_outcome(out)
@@ -134,7 +141,8 @@ class UsageCodeGen(CodeGen):
         out(0, "")
         out(0, "")
         out(0, "def _outright(s):")
-        out(1, '"""The players who win outright (the `wins` clause), as a mask; 0 when none does."""')
+        out(1, '"""The players who win outright (the `wins` clause), as a mask; 0 when none does.')
+        out(1, 'Read-only code: called right after `winners()`, whose memo it may reuse."""')
         if wins is None:
             out(1, "return 0")
             return
@@ -142,11 +150,12 @@ class UsageCodeGen(CodeGen):
         with self.reading():
             cond = self.expr(wins.cond)
         self.locals_stack.pop()
-        out(1, "s.memo = {}")
         out(1, f"return L.mask_of((v_{wins.var} for v_{wins.var} in range(s.n) if {cond}), 0)")
 
     def generate(self) -> str:
-        return super().generate() + "\n\n_H = set()  # the clauses reached: rebound per game by the simulator\n"
+        return super().generate() + (
+            f"\n\n_F = bytearray({self.clause_count})  # a flag per clause reached: rebound per game by the simulator"
+            "\n\n\ndef _hit(k):\n    _F[k] = 1\n    return True\n")
 
 
 class UsageEngine(Engine):

@@ -205,10 +205,10 @@ def play_chunk(setup: Setup, index: int, size: int) -> dict:
 
 def _play_game(game: Game, policy, rng, max_moves: int, tally: dict, outcome, names, plain: bool) -> None:
     m = game.module
-    hits = scratch = None
+    flags = scratch = None
     if outcome is not None:
-        hits, scratch = set(), set()
-        m._H = hits
+        flags, scratch = bytearray(len(m._F)), bytearray(len(m._F))
+        m._F = flags
     state = game.new_initial_state()
     moves, decisions, draws = tally["moves"], 0, 0
     while not state.is_terminal() and len(state.history) < max_moves:
@@ -224,11 +224,11 @@ def _play_game(game: Game, policy, rng, max_moves: int, tally: dict, outcome, na
         for p, acts in zip(seats, legal):
             if not acts:
                 raise RuleError(f"deadlock: P{p + 1} has no legal move", m.DECISIONS[state.s.pc][4])
-        if not plain and hits is not None:
-            m._H = scratch  # a policy's lookahead is not play
+        if not plain and flags is not None:
+            m._F = scratch  # a policy's lookahead is not play
         chosen = [_choose(policy, state, p, acts, rng) for p, acts in zip(seats, legal)]
-        if hits is not None:
-            m._H = hits
+        if flags is not None:
+            m._F = flags
         for a in chosen:
             moves[names(a)] += 1
         if player == SIMULTANEOUS:
@@ -240,8 +240,8 @@ def _play_game(game: Game, policy, rng, max_moves: int, tally: dict, outcome, na
     tally["chance"][draws] += 1
     if not state.is_terminal():
         tally["unfinished"] += 1
-        if hits is not None:
-            outcome.count(hits, tally)
+        if flags is not None:
+            outcome.count(_fired(flags), tally)
         return
     scores, winners = state.scores(), state.winners()
     for p, sc in enumerate(scores):
@@ -254,8 +254,13 @@ def _play_game(game: Game, policy, rng, max_moves: int, tally: dict, outcome, na
         for w in winners:
             tally["shared"][w] += 1
     if outcome is not None:
-        outcome.fire(state, hits)
+        hits = _fired(flags)
+        outcome.fire(state, hits, scores)
         outcome.count(hits, tally)
+
+
+def _fired(flags: bytearray) -> set:
+    return {k for k, f in enumerate(flags) if f}
 
 
 def _choose(policy, state: GameState, player: int, legal: list, rng) -> int:
@@ -286,20 +291,23 @@ class _OutcomeProbes:
         tally["usage"].update(hits)
         tally["rule_games"].update({rule for k in hits for rule in self.rules_of[k]})
 
-    def fire(self, state: GameState, hits: set) -> None:
+    def fire(self, state: GameState, hits: set, scores: list) -> None:
+        """Right after `winners()`: the memo of read-only definitions still holds for this final
+        state, so the rank keys below reuse what scoring computed, and they are computed only
+        when the best score is shared (a tiebreak cannot matter otherwise)."""
         if not self.any:
             return
         s, m = state.s, self.m
         if self.score is not None:
             hits.add(self.score)
-        if m._outright(s):
-            if self.wins is not None:
-                hits.add(self.wins)
+        if self.wins is not None and m._outright(s):
+            hits.add(self.wins)
             return
-        s.memo = {}
-        keys = [m._rank_key(s, p) for p in range(s.n)]
-        best = max(k[0] for k in keys)
-        top = [p for p in range(s.n) if keys[p][0] == best]
+        best = max(scores)
+        top = [p for p in range(s.n) if scores[p] == best]
+        if len(top) < 2 or not any(k is not None for k in self.tiebreaks):
+            return
+        keys = {p: m._rank_key(s, p) for p in top}
         for i, k in enumerate(self.tiebreaks):
             if len(top) < 2:
                 break

@@ -1,0 +1,85 @@
+"""Throughput of `rulebook simulate`: scaling from 1 to 2 workers, and the cost of rule usage.
+
+    .venv/bin/python benchmarks/simulate_throughput.py              # the three seed games
+    .venv/bin/python benchmarks/simulate_throughput.py --games 200  # shorter, noisier
+    .venv/bin/python benchmarks/simulate_throughput.py --rounds 3   # best of 3 per figure
+
+Per spec (3 players where the spec allows, default options, random policy) it times the same
+seeded games four ways, in one run, interleaved round by round so that a change of load hits
+every variant alike:
+
+- plain engine, 1 worker (this process) and 2 forked workers: the *scaling* ratio
+  (games/s with 2 / games/s with 1; the issue's target is at least 1.8);
+- instrumented (rule-usage) engine and plain engine, 1 worker: the *overhead* ratio
+  (time with usage / time without - 1; the target is at most 20 %), in CPU time of this
+  process (less disturbed by other jobs than the wall clock, which is printed too).
+
+Each figure is the best of `--rounds` runs (the least disturbed one). The engines are compiled
+before timing; the 2-worker time includes forking the pool. The machine's load average is
+printed before and after: with 2 cores and another job running, 2 workers cannot reach 2x.
+Nothing here asserts a time.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from verifier.simulate.api import make_setup  # noqa: E402
+from verifier.simulate.play import build_game  # noqa: E402
+from verifier.simulate.runner import run  # noqa: E402
+
+SPECS = ["spec/ramen.rules", "spec/ramen_ink.rules", "spec/wasabi.rules"]
+
+
+def timed(setup, games: int, jobs: int) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process: the whole run when jobs == 1)."""
+    cpu = time.process_time()
+    wall = run(setup, games, jobs).seconds
+    return wall, time.process_time() - cpu
+
+
+def measure(spec: str, games: int, rounds: int) -> dict:
+    base = make_setup(spec, usage=False)
+    players = min(3, build_game(base).module.MAX_PLAYERS)
+    plain = make_setup(spec, players, usage=False, seed=1)
+    usage = make_setup(spec, players, usage=True, seed=1)
+    build_game(plain), build_game(usage)  # compile outside the timings
+    inf = float("inf")
+    best = {"one": inf, "two": inf, "one_cpu": inf, "usage": inf, "usage_cpu": inf}
+    for _ in range(rounds):
+        wall, cpu = timed(plain, games, 1)
+        best["one"], best["one_cpu"] = min(best["one"], wall), min(best["one_cpu"], cpu)
+        best["two"] = min(best["two"], timed(plain, games, 2)[0])
+        wall, cpu = timed(usage, games, 1)
+        best["usage"], best["usage_cpu"] = min(best["usage"], wall), min(best["usage_cpu"], cpu)
+    return {"spec": spec, "players": players, "games": games,
+            "games_per_s_1": round(games / best["one"], 1), "games_per_s_2": round(games / best["two"], 1),
+            "scaling": round(best["one"] / best["two"], 2),
+            "games_per_s_usage": round(games / best["usage"], 1),
+            "overhead_pct": round((best["usage_cpu"] / best["one_cpu"] - 1) * 100, 1),
+            "overhead_wall_pct": round((best["usage"] / best["one"] - 1) * 100, 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=500)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    print(f"cores {os.cpu_count()}, load average before {os.getloadavg()[0]:.2f}")
+    print(f"{'spec':<24}{'players':>8}{'1 worker':>12}{'2 workers':>12}{'scaling':>9}{'with usage':>12}"
+          f"{'overhead':>10}{'(wall)':>9}")
+    for spec in SPECS:
+        r = measure(spec, args.games, args.rounds)
+        print(f"{spec:<24}{r['players']:>8}{r['games_per_s_1']:>10} /s{r['games_per_s_2']:>10} /s"
+              f"{r['scaling']:>8}x{r['games_per_s_usage']:>10} /s{r['overhead_pct']:>9}%"
+              f"{r['overhead_wall_pct']:>8}%", flush=True)
+    print(f"load average after {os.getloadavg()[0]:.2f} (targets: scaling >= 1.8x, overhead <= 20%)")
+
+
+if __name__ == "__main__":
+    main()
