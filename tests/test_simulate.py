@@ -253,3 +253,22 @@ def test_ctrl_c_keeps_the_games_done(jobs):
     r = data["reports"][0]
     assert data["error"]["kind"] == "interrupted" and r["interrupted"] is True
     assert 0 < r["games"] < 100000 and r["games"] == r["run"]["chunks"] * 25
+
+
+def test_docs_site_gets_a_balance_page(tmp_path, capsys):
+    sim = tmp_path / "sim.json"
+    code, out = run_json(["simulate", "spec/examples/goofspiel.rules", "--games", "50", "--plots",
+                          str(tmp_path / "plots")], capsys)
+    sim.write_text(json.dumps(out))
+    assert main(["docs", "spec/examples/goofspiel.rules", "spec/examples/tictactoe.rules", "-o", str(tmp_path / "site"),
+                 "--simulation", str(sim)]) == 0
+    page = (tmp_path / "site" / "docs" / "goofspiel" / "balance.md").read_text()
+    assert "won alone" in page and "img/sim/goofspiel-2p-wins.svg" in page
+    assert (tmp_path / "site" / "docs" / "goofspiel" / "img" / "sim" / "goofspiel-2p-wins.svg").exists()
+    assert "goofspiel/balance.md" in (tmp_path / "site" / "mkdocs.yml").read_text()
+    assert not (tmp_path / "site" / "docs" / "tictactoe" / "balance.md").exists()
+    capsys.readouterr()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"reports": [{"kind": "game"}]}')
+    assert main(["docs", "spec/examples/goofspiel.rules", "-o", str(tmp_path / "site2"), "--simulation", str(bad)]) == 1
+    assert "not the output of `rulebook simulate --json`" in capsys.readouterr().err

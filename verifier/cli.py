@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the mkdocs project is written (default build/docs); its docs/ is replaced")
     d.add_argument("--verify-json", metavar="FILE", default=None,
                    help="the output of `rulebook verify ... --json` (default: build/verify.json if it exists)")
+    d.add_argument("--simulation", action="append", default=[], metavar="FILE",
+                   help="the output of `rulebook simulate ... --json` (repeatable): each game it measured gets a "
+                        "Balance page (seat win rates, scores, lengths, rule usage, option effects, its plots)")
     d.add_argument("--manual", metavar="DIR", default=None,
                    help="also put the hand-written pages of DIR (e.g. docs/) into the site")
     d.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the example game (default 1)")

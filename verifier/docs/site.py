@@ -213,6 +213,8 @@ def run(args, sources, out) -> int:
         dup = next(n for n in names if names.count(n) > 1)
         raise UserError(f"two specs declare the game {dup!r}: each game gets its own section of the site")
     results, meta = verify_results(args.verify_json)
+    from .balance import balance_page, read_simulations
+    simulations = read_simulations(getattr(args, "simulation", None) or [])
     site = Site(args.output)
     site.prepare()
     games = []
@@ -220,7 +222,12 @@ def run(args, sources, out) -> int:
         path = program.spec.path
         reports = reports_for(results, path)
         pages = GamePages(program, sources.texts[path], reports, meta, args.seed)
-        site.nav.append((program.title, pages.write(site)))
+        nav = pages.write(site)
+        if program.name in simulations:  # a Balance page from `rulebook simulate --json` output
+            site.write(f"{program.name}/balance.md",
+                       balance_page(program.title, program.name, simulations[program.name], site))
+            nav.append(("Balance", f"{program.name}/balance.md"))
+        site.nav.append((program.title, nav))
         games.append(pages.summary())
     manual_nav = copy_manual(site, args.manual) if args.manual else []
     site.write("index.md", index_page(games, manual_nav, meta))
