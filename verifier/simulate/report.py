@@ -125,7 +125,8 @@ def format_report(r: dict) -> str:
         lines.append(f"length: {d['mean']:.1f} decisions (min {d['min']}, median {d['quantiles']['p50']}, "
                      f"max {d['max']}); {c['mean']:.1f} chance draws (min {c['min']}, max {c['max']})")
     if r["moves"]:
-        lines.append("moves chosen: " + ", ".join(f"{m['move']} {m['share'] * 100:.1f}%" for m in r["moves"]))
+        lines.append("moves chosen: " + ", ".join(f"{m['move']} {m['share'] * 100:.1f}%" if m["share"] >= 0.001
+                                                  else f"{m['move']} {m['count']}x" for m in r["moves"]))
     if "rules" in r:
         lines.append("")
         lines.extend(format_usage(r))
@@ -137,7 +138,8 @@ def format_usage(r: dict) -> list[str]:
     row = []
     for rule in r["rules"]:
         if rule["status"] == "fired":
-            row.append(f"@{rule['id']} {rule['rate'] * 100:.0f}%")
+            rate = rule["rate"] * 100
+            row.append(f"@{rule['id']} {rate:.0f}%" if rate >= 1 else f"@{rule['id']} {rate:.1f}%")
         elif rule["status"] == "never":
             row.append(f"@{rule['id']} NEVER")
     for i in range(0, len(row), 6):
