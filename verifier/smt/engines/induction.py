@@ -75,8 +75,8 @@ class Induction:
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
         """The interval facts at d about these leaves (proved by the interval analysis)."""
-        if self.facts is None:
-            return []
+        if self.facts is None or not self.facts.complete:
+            return []  # a fixpoint cut short over-approximates nothing
         env = self.facts.states.get(d)
         if env is None:
             return []
