@@ -457,3 +457,25 @@ def test_cli_save_json_writes_the_json_reports(capsys, tmp_path):
     (report,) = json.loads(target.read_text())["reports"]
     assert report["spec"].endswith("tictactoe.rules") and report["spec_sha256"]
     assert {r["name"] for r in report["results"]} == {"well_formed", "no_deadlock", "termination"}
+
+
+def test_an_interval_analysis_cut_short_gives_no_facts():
+    """The interval fixpoint stopped by its deadline has seen only part of the play: its
+    intervals are not facts. Planted: the analysis stopped at once; a false invariant must not
+    come out proved on what it saw (the initial state only)."""
+    import time as _time
+    from verifier.smt.engines.induction import Claim, Induction, instances_of
+    from verifier.smt.engines.intervals import analyse
+    from verifier.smt.encode import Encoder
+    from verifier.smt.relation import Relation
+    from verifier.smt.system import System
+    program = program_of(COUNTING.replace("total <= 2 * moves", "total <= 7"))
+    rel = Relation(program, 2, {})
+    system = System(rel)
+    facts = analyse(system, _time.perf_counter() - 1)
+    assert not facts.complete
+    induction = Induction(system, facts, timeout=10)
+    assert induction.fact_terms(0, system.leaves) == []
+    inv = next(i for i in program.invariants if i.name == "per_move")
+    claim = Claim(inv.name, inv, instances_of(Encoder(program, 2, {}, rel.state).invariant(inv)))
+    assert not induction.run([claim])["per_move"].proved
