@@ -479,3 +479,21 @@ def test_an_interval_analysis_cut_short_gives_no_facts():
     inv = next(i for i in program.invariants if i.name == "per_move")
     claim = Claim(inv.name, inv, instances_of(Encoder(program, 2, {}, rel.state).invariant(inv)))
     assert not induction.run([claim])["per_move"].proved
+
+
+def test_enumeration_proves_termination_only_without_cycles():
+    """Tic-tac-toe without its `decreases` and with the invariant a new user writes first
+    (x has as many marks as o, or one more; true, not 1-inductive alone): the exhaustive search
+    checks every state and finds no cycle, so everything is proved. A game whose states can
+    come back (planted: ENDLESS) gets its lasso, never an `exhaustive` termination."""
+    text = (EXAMPLES / "tictactoe.rules").read_text()
+    measure = " decreases count(c in Cell where board[c] == empty)"
+    assert measure in text
+    text = text.replace(measure, "") + (
+        'invariant marks_balance "x has as many marks as o, or one more": '
+        "count(c in Cell where board[c] == x) - count(c in Cell where board[c] == o) in {0, 1}\n")
+    res, _ = run(text, budget={"falsify": 20})
+    assert res["marks_balance"].status == "proved" and res["marks_balance"].method == "exhaustive"
+    assert res["termination"].status == "proved" and res["termination"].method == "exhaustive"
+    res, _ = run(ENDLESS, budget={"falsify": 20})
+    assert res["termination"].status == "violated" and res["termination"].method == "lasso"

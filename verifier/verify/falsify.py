@@ -319,6 +319,7 @@ class Falsifier:
             self.rule_error(exc, [], how)
             return True
         seen = {explore.state_key(first)}
+        self.graph = {}  # state key -> the keys of its successors (for `acyclic`)
         level = [first]
         while level:
             following = []
@@ -334,11 +335,13 @@ class Falsifier:
                     steps = self.all_steps(node)
                 except _TooWide:
                     return False
+                edges = self.graph.setdefault(explore.state_key(state), set())
                 for step in steps:
                     child = self.successor(state, step, how)
                     if child is None:
                         continue
                     key = explore.state_key(child)
+                    edges.add(key)
                     if key not in seen:
                         seen.add(key)
                         following.append(child)
@@ -346,6 +349,30 @@ class Falsifier:
             if len(seen) + len(following) * len(following) // max(1, len(level)) > max_states:
                 return False
             level = following
+        return True
+
+    def acyclic(self) -> bool:
+        """After a complete exhaustive search: no state can come back (every game ends). An
+        iterative depth-first search for a back edge over the recorded successors."""
+        colour: dict = {}  # key -> 1 on the current path, 2 done
+        for root in self.graph:
+            if root in colour:
+                continue
+            colour[root] = 1
+            stack = [(root, iter(self.graph.get(root, ())))]
+            while stack:
+                key, children = stack[-1]
+                for child in children:
+                    c = colour.get(child)
+                    if c == 1:
+                        return False
+                    if c is None:
+                        colour[child] = 1
+                        stack.append((child, iter(self.graph.get(child, ()))))
+                        break
+                else:
+                    colour[key] = 2
+                    stack.pop()
         return True
 
     @staticmethod
@@ -568,7 +595,8 @@ def falsify(game: Game, program: Program, properties, *, seconds: float, seed: i
     swarm share the time, the one that came closer to breaking it with `LEADER_SHARE` times the other's.
 
     `stats`, when given, gets `complete`: True when the exhaustive search checked every reachable
-    state (then a property it did not break holds in every one: a proof by enumeration).
+    state (then a property it did not break holds in every one: a proof by enumeration), and
+    `acyclic`: complete, and no reachable state can come back (then every game ends).
     """
     start = time.monotonic()
     search = Falsifier(game, program, properties, seed=seed, deadline=start + seconds, max_steps=max_steps)
@@ -582,6 +610,7 @@ def falsify(game: Game, program: Program, properties, *, seconds: float, seed: i
         complete = search.exhaustive(EXHAUSTIVE_STATES, start + EXHAUSTIVE_SHARE * seconds)
         if stats is not None:
             stats["complete"] = complete
+            stats["acyclic"] = complete and search.acyclic()
         if complete:
             say("exhaustive search: every reachable state checked")
             return _confirmed(game, search)

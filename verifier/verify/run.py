@@ -249,6 +249,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     targets = [x for x in spec_names + ["no_deadlock", RESTS_ON] if (wanted(x) or x == RESTS_ON)
                and x not in violated]
     enumerated = False  # every reachable state was checked
+    acyclic = False  # ... and none can come back: every game ends
 
     def search(share: float, strategies: tuple, seed: int) -> bool:
         """Directed search (falsify.py) for the open targets within `share` of the time left;
@@ -260,6 +261,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         say(f"{' and '.join(strategies)} search for {len(targets)} properties")
         take(falsify(game, program, targets, seconds=seconds, seed=seed, max_steps=budget.max_steps, progress=say,
                      strategies=strategies, stats=stats), "directed")
+        nonlocal acyclic
+        acyclic = acyclic or stats.get("acyclic", False)
         return stats.get("complete", False)
 
     if budget.falsify > 0 and targets:
@@ -365,6 +368,10 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 verdicts["termination"] = Verdict(
                     "unknown", "bounded", f"the loops' run-time checks (measures, `while` bounds) are not proved: "
                     f"well_formed is {wf_status}", time.perf_counter() - t)
+        elif lasso is None and acyclic:
+            verdicts["termination"] = Verdict(
+                "proved", "exhaustive", "every reachable state was checked and none can come back (the graph of "
+                "reachable states has no cycle), so every game ends", time.perf_counter() - t)
         elif lasso is not None:
             trace = explore.trace_json(game, lasso.history, cycle_start=lasso.cycle_start, failing="termination")
             text = explore.render_trace(game, lasso.history, cycle_start=lasso.cycle_start,
