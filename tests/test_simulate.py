@@ -239,12 +239,25 @@ def test_help_teaches(capsys):
         assert words in text
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time of a process and its children (Linux /proc): progress that a loaded machine cannot fake."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(int(c)) for c in children)
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_keeps_the_games_done(jobs):
     proc = subprocess.Popen([RULEBOOK, "simulate", "spec/ramen.rules", "--players", "4", "--games", "100000",
                              "--jobs", jobs, "--json", "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(4)
+    deadline = time.monotonic() + 60
+    while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline:  # compiled, and playing for a while
+        time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
