@@ -481,7 +481,7 @@ def directed(old_games: dict, new_games: dict, ctx: Context, old_program, counts
                 return
             try:
                 q = query_program(old_program, target)
-                answer = can(q, n, old_games[n].option_strings(), budget=left / 2, seed=seed, prove=False)
+                answer = can(q, n, old_games[n].option_strings(), budget=left, seed=seed, prove=False)
             except Exception:  # a condition the query layer cannot read: no direction from it
                 continue
             if answer.verdict != "yes" or answer.witness is None:

@@ -117,7 +117,9 @@ def diff_programs(old, new, settings: Settings, texts: dict, progress=None) -> D
     if progress:
         progress("playing both specs in lockstep")
     ctx = B.Context(old.spec, new.spec, structure, B.touched_moves(structure, old.spec, new.spec), settings.check)
-    d.search = B.search(old_games[first], new_games[first], ctx, settings.games, settings.depth, settings.seconds,
+    # with a changed requirement to aim at, random play gets half the time and the directed phase the rest
+    play_seconds = settings.seconds / 2 if B.guard_targets(structure) else settings.seconds
+    d.search = B.search(old_games[first], new_games[first], ctx, settings.games, settings.depth, play_seconds,
                         settings.seed, counts, old_games, new_games, settings.witnesses)
     if not d.search.witnesses:
         left = settings.seconds - d.search.seconds
