@@ -42,9 +42,13 @@ def test_the_shipped_witness_replays_to_the_state(spec, expr, witness):
     assert reaches(q, pos.state)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec,expr,witness", EXAMPLES, ids=["ramen_ink", "ramen", "wasabi"])
 def test_asked_again_the_answer_is_yes(spec, expr, witness):
     q = query_program(load_program(spec)[0], expr)
-    answer = can(q, 2, budget=40)  # found by random play, about 10 s each
+    # found by random play, about 10 s each on a quiet machine; the play is bounded by time, so
+    # a loaded machine plays fewer games: the budget leaves room (the Wasabi! state comes about
+    # once in 60 games)
+    answer = can(q, 2, budget=120)
     assert answer.verdict == "yes", answer.reason
     assert reaches(q, from_replay(Engine(q.program), witness, text=json.dumps(answer.witness)).state)
