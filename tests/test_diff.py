@@ -135,7 +135,7 @@ def test_text_output_and_verification_layer(tmp_path, capsys):
     text = capsys.readouterr().out
     assert code == 5
     for part in ("Structure", "requirement empty_cell changed", "Behaviour", "is legal under NEW only",
-                 "replay (confirmed", "rulebook query", "Verification", "no verify cache yet"):
+                 "replay (confirmed", "rulebook query", "Verification", "reused from verify's cache"):
         assert part in text
 
 

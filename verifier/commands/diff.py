@@ -54,8 +54,8 @@ def add_parsers(sub, formatter) -> None:
                                    "score) is a witness: the steps to it, valid under both specs, the move, "
                                    "what each spec says and the requirements responsible; when none is found, "
                                    "`none found in N games / depth D`, never `proved`. Verification: the "
-                                   "properties whose `verify` status differs (a small budget per spec: there is "
-                                   "no result cache yet).",
+                                   "properties whose `verify` status differs (a small budget per spec, through "
+                                   "verify's cache).",
                        epilog=DIFF_EPILOG, formatter_class=formatter)
     d.add_argument("old", metavar="OLD", help="the spec before the edit")
     d.add_argument("new", metavar="NEW", help="the spec after the edit")
