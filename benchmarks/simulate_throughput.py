@@ -68,8 +68,7 @@ def machine_scaling(n: int = 10_000_000, rounds: int = 2) -> float:
 
 
 def measure(spec: str, games: int, rounds: int) -> dict:
-    base = make_setup(spec, usage=False)
-    players = min(3, build_game(base).module.MAX_PLAYERS)
+    players = min(3, build_game(make_setup(spec, usage=False)).module.MAX_PLAYERS)
     plain = make_setup(spec, players, usage=False, seed=1)
     usage = make_setup(spec, players, usage=True, seed=1)
     build_game(plain), build_game(usage)  # compile outside the timings

@@ -16,11 +16,8 @@ def make_setup(spec_path: str, players: int | None = None, options=None, policy=
     from ..frontend import read_source
     text = read_source(spec_path, sources if sources is not None else Sources())
     opts = tuple(sorted((str(k), str(v)) for k, v in dict(options or {}).items()))
-    setup = Setup(spec_path, text, players or 0, opts, policy, seed, max_moves, usage, simulations)
-    if not players:  # the spec's minimum, as `play`
-        from dataclasses import replace
-        setup = replace(setup, players=build_game(setup).module.MIN_PLAYERS)
-    return setup
+    # players 0: the spec's minimum, as `play` (the game built from the setup says which)
+    return Setup(spec_path, text, players or 0, opts, policy, seed, max_moves, usage, simulations)
 
 
 def simulate(spec_path: str, games: int = 1000, players: int | None = None, options=None, policy="random",

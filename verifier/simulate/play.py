@@ -37,7 +37,7 @@ class Setup:
     have the file)."""
     spec_path: str
     spec_text: str
-    players: int
+    players: int  # 0: the spec's minimum
     options: tuple  # (NAME, VALUE) strings as the user gave them
     policy: object = "random"  # a name of POLICIES or a callable
     seed: int = 0
