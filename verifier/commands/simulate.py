@@ -49,7 +49,7 @@ def add_parser(sub, formatter) -> None:
     s = sub.add_parser("simulate", help="play many games and measure them: seat balance with confidence "
                                         "intervals, scores, lengths, moves, rule usage, option effects",
                        description=DESCRIPTION, epilog=EPILOG, formatter_class=formatter)
-    s.add_argument("spec", metavar="SPEC")
+    s.add_argument("spec", metavar="SPEC", help="a .rules file (put --ray after it: --ray takes an optional ADDRESS)")
     add_settings(s, "player counts, one report each (default: the spec's minimum)", many_players=True)
     s.add_argument("--games", type=whole_number(1), default=DEFAULT_GAMES, metavar="G",
                    help=f"games per player count (default {DEFAULT_GAMES})")
