@@ -36,9 +36,9 @@ TOP = (-BIG, BIG)
 BOOL = (0, 1)
 TRUE_I, FALSE_I = (1, 1), (0, 0)
 WIDEN_AFTER = 6  # growths of one leaf's bound at one decision point before it jumps
-# narrowed environments per transition before `if`s are evaluated by a plain join. Measured
-# (2 players, the same intervals at every decision point as with 4000): Ramen Ink 43.5 s at
-# 4000, 6.9 s at 100; Wasabi! 83.8 s at 4000, 43.1 s at 1000 (300: 31.0 s, 20 intervals wider)
+# narrowed environments per transition before `if`s are evaluated by a plain join: on the
+# bundled specs, 1000 gives the same intervals as 4000 at a fraction of the time, 300 some
+# wider ones (the figures: docs/architecture.md, "The interval analysis's cost")
 MAX_ENVS = 1000
 MAX_SPLIT_DEPTH = 6  # nested constructive disjunctions (narrowing each side of an `or`/`if`)
 
