@@ -193,7 +193,7 @@ DEEPER_SHARE = 0.7  # bounded model checking and k-induction, before termination
 
 
 def verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress=None,
-                   only: set | None = None) -> tuple[list, list, dict]:
+                   only: set | None = None, started: float | None = None) -> tuple[list, list, dict]:
     """The results of one player count within `budget.proof` seconds (every stage included).
 
     Cheap searches first (random play; exhaustive search where the game is small, short directed
@@ -203,7 +203,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     one property settles what it rests on."""
     game = Game(engine, n, given)
     values = dict(game.option_values)
-    t0 = time.perf_counter()
+    # `started`: when the budget began (the engine's compilation counts against the first counts)
+    t0 = time.perf_counter() if started is None else started
     deadline = None if budget.proof is None else t0 + budget.proof
     say = (lambda text: _say(progress, f"{n} players: {text}"))
 
@@ -446,6 +447,7 @@ def verify(program: Program, given: dict, players: list[int] | None = None, budg
     """Every player count's results; with `jobs` > 1, the counts run side by side in that many
     worker processes (each with the whole budget of its count), reported in count order. With
     a `cache.Cache`, a count whose slice of the spec is unchanged is not run again."""
+    started = time.perf_counter()
     engine = Engine(program)
     budget = budget or Budget()
     counts = players or list(range(program.min_players, program.max_players + 1))
@@ -463,9 +465,10 @@ def verify(program: Program, given: dict, players: list[int] | None = None, budg
                 outs[n] = _reused(program, n, values, hit, progress)
     todo = [n for n in counts if n not in outs]
     if jobs > 1 and len(todo) > 1:
-        outs.update(zip(todo, _in_workers(program, engine, todo, given, budget, progress, only, jobs)))
+        outs.update(zip(todo, _in_workers(program, engine, todo, given, budget, progress, only, jobs, started)))
     else:
-        outs.update((n, verify_players(program, engine, n, given, budget, progress, only)) for n in todo)
+        for i, n in enumerate(todo):
+            outs[n] = verify_players(program, engine, n, given, budget, progress, only, started if i == 0 else None)
     if cache is not None:
         for n in todo:
             cache.put(keys[n], *outs[n])
@@ -510,12 +513,12 @@ class _Relay:
         self.messages.put(("finished", result))
 
 
-def _worker(n: int):
+def _worker(n: int, started: float | None):
     program, engine, given, budget, only, messages = _JOB
-    return verify_players(program, engine, n, given, budget, _Relay(messages), only)
+    return verify_players(program, engine, n, given, budget, _Relay(messages), only, started)
 
 
-def _in_workers(program, engine, counts, given, budget, progress, only, jobs) -> list:
+def _in_workers(program, engine, counts, given, budget, progress, only, jobs, started=None) -> list:
     """verify_players for each count in forked processes (the compiled engine and the Z3
     context are inherited, not rebuilt); their progress relayed in the order it comes."""
     import multiprocessing
@@ -541,7 +544,9 @@ def _in_workers(program, engine, counts, given, budget, progress, only, jobs) ->
 
     pool = ctx.Pool(min(jobs, len(counts)))
     try:
-        pending = [pool.apply_async(_worker, (n,)) for n in counts]
+        # the first wave's budget began with the engine's compilation (the same monotonic clock
+        # in the forked workers); the later counts' when they start
+        pending = [pool.apply_async(_worker, (n, started if i < jobs else None)) for i, n in enumerate(counts)]
         while not all(p.ready() for p in pending):
             relay(0.2)
         relay(0.0)
