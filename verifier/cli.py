@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
 def entry() -> None:
     """The `rulebook` console script: `main`, then an immediate exit. A verify run leaves millions
     of Z3 terms, whose one-by-one release when the interpreter shuts down took seconds (2.3 s
-    after a 30 s Wasabi! run) past the time budget. The streams are flushed and worker pools
+    after a 30 s run of a bundled spec) past the time budget. The streams are flushed and worker pools
     closed by then; a Ray session, which cleans up at exit, takes the ordinary way out."""
     code = main()
     for stream in (sys.stdout, sys.stderr):

@@ -230,16 +230,7 @@ class Induction:
         target = 0
         for _, post in changed:
             target |= dag.support(dag.add(post))
-        assumable = [k for k in list(live) + list(given) if k not in dropped]
-        conds = [t for t, i in zip(tr.pre_terms, tr.pre) if dag.support(i) & target]
-        hyps = [k for k in assumable if support[k] & target]
-        bits = target
-        for i in tr.pre:
-            if dag.support(i) & target:
-                bits |= dag.support(i)
-        for k in hyps:
-            bits |= support[k]
-        formulas = [live.get(k, given.get(k)) for k in hyps]
+        conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
         every = z3.And(*[post for _, post in changed])
         # a glance only: when it is not quick, the instances one by one are quicker
         r, _ = self._ask(d, bits, conds, formulas, tr.case_terms.get(v), every, [], (), BATCH_MS)
@@ -250,6 +241,21 @@ class Induction:
         for key, _ in changed:
             self._answers[(id(tr), v, key)] = _Query(used)
         return {key for key, _ in changed}
+
+    def _slice(self, tr, target: int, live, given, support, dropped) -> tuple:
+        """What shares a leaf with `target` (the support of what must hold after the move): the
+        move's conditions, the live instances and lemmas that read those leaves, and the bits of
+        every leaf they read; as (conditions, instance keys, their formulas, bits)."""
+        dag = self.sys.dag
+        conds = [t for t, i in zip(tr.pre_terms, tr.pre) if dag.support(i) & target]
+        hyps = [k for k in list(live) + list(given) if k not in dropped and support[k] & target]
+        bits = target
+        for i in tr.pre:
+            if dag.support(i) & target:
+                bits |= dag.support(i)
+        for k in hyps:
+            bits |= support[k]
+        return conds, hyps, [live.get(k, given.get(k)) for k in hyps], bits
 
     def _check(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
         """None if the instance holds after the move (to decision point v); else why not."""
@@ -266,16 +272,7 @@ class Induction:
         target = dag.support(dag.add(post))
         case = tr.case_terms.get(v)
         assumable = [k for k in list(live) + list(given) if k not in dropped]
-        # the slice: what shares a leaf with the instance after the move
-        conds = [t for t, i in zip(tr.pre_terms, tr.pre) if dag.support(i) & target]
-        hyps = [k for k in assumable if support[k] & target]
-        bits = target
-        for i in tr.pre:
-            if dag.support(i) & target:
-                bits |= dag.support(i)
-        for k in hyps:
-            bits |= support[k]
-        formulas = [live.get(k, given.get(k)) for k in hyps]
+        conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
         r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split)
         if r == z3.unsat:
             self.sliced_settled += 1
