@@ -369,7 +369,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 verdicts["termination"] = Verdict(
                     "unknown", "bounded", f"the loops' run-time checks (measures, `while` bounds) are not proved: "
                     f"well_formed is {wf_status}", time.perf_counter() - t)
-        elif lasso is None and acyclic:
+        elif lasso is None and acyclic and RESTS_ON not in violated:
+            # (a rule error stops the search: with one, the games past it were not followed)
             verdicts["termination"] = Verdict(
                 "proved", "exhaustive", "every reachable state was checked and none can come back (the graph of "
                 "reachable states has no cycle), so every game ends", time.perf_counter() - t)
