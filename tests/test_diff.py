@@ -115,6 +115,52 @@ def test_wasabi_hand_limit_3(tmp_path, capsys):
     assert_legal_only_under_new("spec/wasabi.rules", new, w, limit, limit)
 
 
+def test_a_changed_requirement_is_aimed_at_where_its_move_is_offered(tmp_path):
+    """The directed target joins the changed guard with the `while` around the move (a state with two
+    cards in hand is common; one where a reward is also being taken is what shows the difference)."""
+    from verifier.diff import behaviour as B, structural as S
+    new = edited(tmp_path, "spec/wasabi.rules", "card_count(current) < 2", "card_count(current) < 3", count=2)
+    old_program, new_program = load_program("spec/wasabi.rules")[0], load_program(new)[0]
+    structure = S.compare(old_program.spec, new_program.spec, {})
+    bare = "not ((card_count(current) < 2) == (card_count(current) < 3))"
+    assert B.guard_targets(structure) == [bare]
+    assert B.guard_targets(structure, old_program.spec) == [bare + " and (rewards > 0)", bare]
+
+
+BRANCHES = """
+game branches "Branches"
+players 2
+var a: 0..5 = 0
+var b: 0..5 = 0
+flow {
+  while a < 5 {
+    for p in players {
+      if a == 0 {
+        choose p { move first() "first" { a += 1 } }
+      } elif p == 0 and b < 3 {
+        choose p { move second() "second" { b += 1 } }
+      } else {
+        choose p { move third() "third" { a += 1 } }
+      }
+    }
+  }
+}
+outcome { score p: a }
+"""
+
+
+def test_enclosing_conditions_negate_earlier_branches_and_skip_flow_locals():
+    from verifier.diff.behaviour import enclosing_conditions
+    from verifier.frontend import check_text
+    from verifier.ir.printer import print_expr
+    program, _ = check_text(BRANCHES, "branches.rules")
+    said = {m: [print_expr(e) for e in enclosing_conditions(program.spec, m)] for m in ("first", "second", "third")}
+    assert said["first"] == ["a < 5", "a == 0"]
+    assert said["second"] == ["a < 5", "not a == 0"]  # `p == 0 and b < 3` reads the for variable
+    assert said["third"] == ["a < 5", "not a == 0"]
+    assert enclosing_conditions(program.spec, "no_such_move") == []
+
+
 def test_grunchie_offer_readings(capsys):
     code, out = run_json(capsys, "diff", "spec/ramen.rules", "spec/ramen.rules", "--players", "2",
                          "--old-option", "grunchie_offer=literal", "--verify-budget", "0")

@@ -175,6 +175,15 @@ def test_deadline_stops_the_search():
     assert result.out_of_time and result.games == 0
 
 
+def test_until_found_stops_at_the_first_game_that_reaches_it():
+    everything = search(inline(COUNTER), games=200, max_steps=50, seed=3)
+    first = search(inline(COUNTER), games=200, max_steps=50, seed=3, until_found=frozenset({"small"}))
+    assert everything.games == 200 and only(everything, INVARIANT).name == "small"
+    assert only(first, INVARIANT).name == "small" and first.games < 10 and not first.out_of_time
+    # a property no game breaks: every game is played
+    assert search(inline(COUNTER), games=30, max_steps=50, seed=3, until_found=frozenset({"nothing"})).games == 30
+
+
 # ------------------------------------------------------------------ lassos
 
 def test_lasso_found_and_confirmed_by_replay():

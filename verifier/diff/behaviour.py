@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 import time
+from operator import attrgetter
 from dataclasses import dataclass, field
 
 from ..engine.lib import RuleError, show_player
@@ -79,11 +80,10 @@ class Lockstep:
     """One game played under both specs at once."""
 
     def __init__(self, old: Game, new: Game, renames: dict, context: "Context"):
+        self.games = (old, new)
         self.old, self.new = old.new_initial_state(), new.new_initial_state()
         self.renames = renames
         self.ctx = context
-        self.old_texts: list = []
-        self.new_texts: list = []
 
     # ---------------------------------------------------------------- reading a side
     def key(self, state: GameState, action: int, side: str) -> tuple:
@@ -159,7 +159,6 @@ class Lockstep:
             trial = Lockstep.__new__(Lockstep)
             trial.__dict__.update(self.__dict__)
             trial.old, trial.new = self.old.clone(), self.new.clone()
-            trial.old_texts, trial.new_texts = list(self.old_texts), list(self.new_texts)
             try:
                 w = trial.apply(lo[k], ln[k], check_after=True)
             except _BothBroke:
@@ -169,7 +168,6 @@ class Lockstep:
         return None
 
     def apply(self, a_old, a_new, check_after: bool = False) -> Witness | None:
-        t_old, t_new = step_text(self.old, a_old), step_text(self.new, a_new)
         before = (list(self.old.history), list(self.new.history))
         self._last = (a_old, a_new)
         who = self.who(self.old)
@@ -190,19 +188,15 @@ class Lockstep:
         if errors[0] or errors[1]:
             return self.witness("rule_error", f"the rules break under {'OLD' if errors[0] else 'NEW'} only",
                                 f"the rules break: {errors[0]}" if errors[0] else "plays on",
-                                f"the rules break: {errors[1]}" if errors[1] else "plays on", t_old, before)
-        self.old_texts.append(t_old)
-        self.new_texts.append(t_new)
+                                f"the rules break: {errors[1]}" if errors[1] else "plays on", MOVE_TEXT, before)
         if check_after:
             differ = self.ctx.state_diff(self.old, self.new, self.renames)
             if differ:
-                self.old_texts.pop()
-                self.new_texts.pop()
                 shown = "; ".join(f"{v}: {a!r}" for v, a, _ in differ[:4])
                 shown_new = "; ".join(f"{v}: {b!r}" for v, _, b in differ[:4])
                 names = ", ".join(v for v, _, _ in differ[:4])
                 return self.witness("successor", f"the same move leads to different states ({names})",
-                                    shown, shown_new, t_old, before, variables=[v for v, _, _ in differ])
+                                    shown, shown_new, MOVE_TEXT, before, variables=[v for v, _, _ in differ])
         return None
 
     def compare_here(self) -> Witness | None:
@@ -267,14 +261,31 @@ class Lockstep:
 
     def witness(self, kind, summary, old_says, new_says, move="", before=None, variables=()) -> Witness:
         ho, hn = before if before is not None else (list(self.old.history), list(self.new.history))
-        w = Witness(kind, self.old.num_players(), summary, old_says, new_says, move, ho, hn,
-                    list(self.old_texts), list(self.new_texts))
+        # the steps' texts are written once, for the witness (by replay): not at every step of every game
+        (old_texts, move_text), (new_texts, _) = (step_texts(game, steps, self._last[i] if before is not None else None)
+                                                  for i, (game, steps) in enumerate(zip(self.games, (ho, hn))))
+        if move is MOVE_TEXT:
+            move = move_text
+        w = Witness(kind, self.old.num_players(), summary, old_says, new_says, move, ho, hn, old_texts, new_texts)
         # the history is the position before the move; the move is `w.move`
         if before is not None:
             w.move_old, w.move_new = self._last
             w.move_name = self._last_name
         w.responsible += self.ctx.changed_items(variables)
         return w
+
+
+MOVE_TEXT = object()  # a witness's move: the text of the step last applied (written with the others)
+
+
+def step_texts(game: Game, steps: list, then=None) -> tuple[list, str]:
+    """`steps` as the spec prints them (replayed from the start), and the text of the step `then` after them."""
+    state = game.new_initial_state()
+    out = []
+    for step in steps:
+        out.append(step_text(state, step))
+        state.apply_actions(step) if isinstance(step, list) else state.apply_action(step)
+    return out, (step_text(state, then) if then is not None else "")
 
 
 class _BothBroke(Exception):
@@ -292,21 +303,26 @@ class Context:
     check: int = 16  # legal moves whose successors are compared at a position when the edit touches no move
     cold: int = 2  # moves the edit did not touch whose successors are compared at a position
     keys: dict = field(default_factory=lambda: {"old": {}, "new": {}})  # action id -> (move, values)
+    shared: dict = field(default_factory=dict)  # (old state class, new state class) -> the variables compared
 
-    @staticmethod
-    def state_diff(old: GameState, new: GameState, renames: dict) -> list:
-        back = {v: k for k, v in renames.items()}
+    def state_diff(self, old: GameState, new: GameState, renames: dict) -> list:
+        """(variable, old value, new value) for each variable both specs declare that differs."""
+        pairs = self.shared.get((type(old.s), type(new.s)))
+        if pairs is None:
+            back = {v: k for k, v in renames.items()}
+            names = [(a, "V_" + back.get(a[2:], a[2:])) for a in old.s.__slots__ if a.startswith("V_")]
+            names = [(a, b) for a, b in names if b in new.s.__slots__]
+            pairs = self.shared[(type(old.s), type(new.s))] = (
+                names, attrgetter(*(a for a, _ in names)) if names else (lambda s: ()),
+                attrgetter(*(b for _, b in names)) if names else (lambda s: ()))
+        names, get_old, get_new = pairs
+        if get_old(old.s) == get_new(new.s):  # the common case, at every step: one tuple comparison
+            return []
         out = []
-        for attr in old.s.__slots__:
-            if not attr.startswith("V_"):
-                continue
-            name = attr[2:]
-            other = "V_" + back.get(name, name)
-            if other not in new.s.__slots__:
-                continue
+        for attr, other in names:
             a, b = getattr(old.s, attr), getattr(new.s, other)
             if a != b:
-                out.append((name, a, b))
+                out.append((attr[2:], a, b))
         return out
 
     @staticmethod
@@ -422,10 +438,16 @@ def search(old: Game, new: Game, ctx: Context, games: int, depth: int, seconds: 
 
 # ------------------------------------------------------------------ directed: towards a changed guard
 
-def guard_targets(structure: S.Structure) -> list[str]:
+def guard_targets(structure: S.Structure, spec=None) -> list[str]:
     """State conditions (the old spec's language) under which a changed requirement reads differently:
     `not ((OLD) == (NEW))` for a requirement changed in place, `not (OLD)` for one dropped, `not (NEW)`
-    for one added — each only when it reads no move parameter (then it is a condition on the state)."""
+    for one added — each only when it reads no move parameter (then it is a condition on the state).
+
+    With the old `spec`, each target comes first with the conditions of the `while` and `if` blocks
+    around the move (those that read no flow local) joined to it: the difference shows only where
+    the move is offered, and a state satisfying the bare condition is often not such a place (a
+    hand already full, but no card to take this turn). The bare target follows, for when the
+    surrounding conditions do not hold at the move (a loop's body that changes them first)."""
     from ..ir.printer import print_expr
     out = []
     for c in structure.changes:
@@ -435,15 +457,70 @@ def guard_targets(structure: S.Structure) -> list[str]:
         params = {p.name for p in o.params} | {p.name for p in n.params}
         ro = {r.label: r.cond for r in o.requires}
         rn = {r.label: r.cond for r in n.requires}
+        around = [f"({text})" for text in (print_expr(e) for e in enclosing_conditions(spec, o.name))
+                  if text != "true"] if spec is not None else []
         for label in sorted(set(ro) | set(rn)):
             a, b = ro.get(label), rn.get(label)
             if a == b or any(x is not None and S.references(x) & params for x in (a, b)):
                 continue
             if a is not None and b is not None:
-                out.append(f"not (({print_expr(a)}) == ({print_expr(b)}))")
+                target = f"not (({print_expr(a)}) == ({print_expr(b)}))"
             else:
-                out.append(f"not ({print_expr(a if a is not None else b)})")
+                target = f"not ({print_expr(a if a is not None else b)})"
+            for t in ([" and ".join([target] + around)] if around else []) + [target]:
+                if t not in out:
+                    out.append(t)
     return out
+
+
+def enclosing_conditions(spec, move: str) -> list:
+    """The conditions that hold on the way into the flow's move `move`: each enclosing `while`'s
+    condition and the `if` branch's (with the earlier branches' negated), leaving out any that read
+    a name bound inside the flow (a `for` variable, a `let`, a simultaneous choice)."""
+    from ..ir import nodes as N
+
+    def walk(node, conds: list, bound: set):
+        if isinstance(node, N.Move):
+            return conds if node.name == move else None
+        if isinstance(node, N.While):
+            return walk(node.body, conds + [node.cond] if not S.references(node.cond) & bound else conds, bound)
+        if isinstance(node, N.If):
+            earlier = []  # the earlier branches' conditions, negated: they did not hold
+            for cond, block in node.branches:
+                free = not S.references(cond) & bound
+                got = walk(block, conds + earlier + ([cond] if free else []), bound)
+                if got is not None:
+                    return got
+                if free:
+                    earlier.append(N.Unary("not", cond))
+            return walk(node.orelse, conds + earlier, bound) if node.orelse is not None else None
+        if isinstance(node, N.Block):
+            inner = set(bound)
+            for stmt in node.stmts:
+                got = walk(stmt, conds, inner)
+                if got is not None:
+                    return got
+                if isinstance(stmt, N.Let):
+                    inner.add(stmt.name)
+            return None
+        if isinstance(node, N.For):
+            return walk(node.body, conds, bound | {node.var})
+        if isinstance(node, N.Simultaneous):
+            return walk_children(node, conds, bound | {node.var})
+        return walk_children(node, conds, bound)
+
+    def walk_children(node, conds, bound):
+        for child in node.children():
+            got = walk(child, conds, bound)
+            if got is not None:
+                return got
+        return None
+
+    for flow in spec.of_kind(N.FlowDecl):
+        got = walk(flow, [], set())
+        if got is not None:
+            return got
+    return []
 
 
 def follow(pair: "Lockstep", old_history: list) -> Witness | None:
@@ -473,7 +550,7 @@ def directed(old_games: dict, new_games: dict, ctx: Context, old_program, counts
     from ..query.expr import query_program
     from ..query.reach import can
     t0 = time.monotonic()
-    targets = guard_targets(ctx.structure)
+    targets = guard_targets(ctx.structure, ctx.old_spec)
     for target in targets:
         for n in counts:
             left = seconds - (time.monotonic() - t0)

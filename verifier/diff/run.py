@@ -162,7 +162,6 @@ def confirm(w: B.Witness, old: Game, new: Game, ctx: B.Context) -> bool:
         for state, steps in ((pair.old, w.old_steps), (pair.new, w.new_steps)):
             for step in steps:
                 state.apply_actions(step) if isinstance(step, list) else state.apply_action(step)
-        pair.old_texts, pair.new_texts = list(w.old_texts), list(w.new_texts)
         if w.move_old is not None:
             again = pair.apply(w.move_old, w.move_new, check_after=True)
         else:

@@ -181,7 +181,8 @@ def can(query: Query, players: int, options: dict | None = None, budget: float =
         # 2. random play, as verify starts: what is common is found here for little
         until = time.monotonic() + RANDOM_SHARE * budget
         say(f"{players} players: random play ({RANDOM_SHARE * budget:.0f} s)")
-        played = explore.search(game, games=10**9, max_steps=MAX_STEPS, seed=seed, deadline=until)
+        played = explore.search(game, games=10**9, max_steps=MAX_STEPS, seed=seed, deadline=until,
+                                until_found=frozenset({query.name}))
         finding = next((f for f in played.findings if f.name == query.name), None)
         if finding is None:
             reasons.append(f"{played.games} random games did not reach it")

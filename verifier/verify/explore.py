@@ -258,11 +258,14 @@ def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, 
 
 
 def search(game: Game, *, games: int, max_steps: int, seed: int,
-           progress: Callable[[int, int], None] | None = None, deadline: float | None = None) -> Findings:
+           progress: Callable[[int, int], None] | None = None, deadline: float | None = None,
+           until_found: frozenset = frozenset()) -> Findings:
     """Random playouts (chance by its probabilities), checking every state reached. One game in
     four leans on an edge of the action space (`_edge_pick`).
 
-    `deadline` is a `time.monotonic()` value; playouts stop once it has passed.
+    `deadline` is a `time.monotonic()` value; playouts stop once it has passed. Given property
+    names `until_found`, they also stop once each of them has a finding (a search for one state,
+    not for the shortest game to it).
     Findings are in the order first found; each keeps the shortest history.
     """
     rng = random.Random(seed)
@@ -287,6 +290,8 @@ def search(game: Game, *, games: int, max_steps: int, seed: int,
         result.longest = max(result.longest, length)
         if progress is not None:
             progress(i + 1, games)
+        if until_found and until_found <= {f.name for f in best.values()}:
+            break
     result.findings = list(best.values())
     result.seconds = time.monotonic() - start
     return result
