@@ -1,0 +1,177 @@
+"""The OpenSpiel ports in spec/examples/, each played in lockstep with `pyspiel.load_game`.
+
+For every case, random games run on the compiled spec and on OpenSpiel's own implementation at
+once; at every step both must agree on the node kind (a player, chance, simultaneous, terminal),
+the legal action ids (per player at a simultaneous node), the chance outcomes with their
+probabilities, and at the end on the returns.  The actions played are drawn from the agreed
+lists, so a difference is reported at the first step it shows.
+
+Every case also has a planted mutation, a one-line edit of the spec's text, that the lockstep
+must catch, and passes OpenSpiel's `random_sim_test` through `verifier.openspiel.load`.
+
+`HYPOTHESIS_PROFILE=thorough` (as `make test-thorough` sets it) plays 1,000 games per case.
+"""
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyspiel
+import pytest
+
+from helpers import EXAMPLES, engine_from_text
+from verifier.engine.lib import RuleError
+from verifier.engine.runtime import Game
+from verifier.openspiel import load
+
+THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
+GAMES = 1000 if THOROUGH else 60
+MUTANT_GAMES = 300   # the most games a planted mutation may take to show
+
+
+@dataclass(frozen=True)
+class Case:
+    spec: str                  # file name in spec/examples/
+    openspiel: str             # pyspiel game name
+    params: dict = field(default_factory=dict)   # pyspiel parameters
+    options: dict = field(default_factory=dict)  # the spec's options (the same settings)
+    players: int = 2
+    mutation: tuple[str, str] | None = None      # (text in the spec, its replacement)
+    returns_scale: int = 1     # the spec's returns are OpenSpiel's times this (fractions scaled)
+    games: int = GAMES
+
+    @property
+    def id(self) -> str:
+        opts = "-".join(f"{k}={v}" for k, v in self.options.items())
+        return f"{self.spec}-{self.players}p" + (f"-{opts}" if opts else "")
+
+
+def goofspiel(players: int, returns_type: str, points_order: str = "random", num_cards: int = 5,
+              mutation=None) -> Case:
+    # point_difference is a fraction (points minus the mean): the spec returns it times N
+    return Case("goofspiel", "goofspiel",
+                {"players": players, "num_cards": num_cards, "points_order": points_order,
+                 "returns_type": returns_type},
+                {"num_cards": num_cards, "points_order": points_order, "returns_type": returns_type},
+                players, mutation, returns_scale=players if returns_type == "point_difference" else 1)
+
+
+CASES = [
+    goofspiel(2, "win_loss", mutation=("if size(leaders()) == 1 {", "if size(leaders()) >= 1 {")),
+    goofspiel(2, "point_difference", mutation=("num_players * won[p] - total_won()", "num_players * won[p]")),
+    goofspiel(3, "point_difference", "descending", mutation=("def total_won(): 0..91 = sum(q in players: won[q])",
+                                                             "def total_won(): 0..91 = sum(q in players: bid[q])")),
+    goofspiel(2, "total_points", "descending", mutation=("prize = num_cards + 1 - round",
+                                                         "prize = num_cards - round")),
+    goofspiel(2, "win_loss", "ascending", num_cards=4, mutation=("prize = round\n", "prize = 1\n")),
+    goofspiel(2, "win_loss", num_cards=13, mutation=("if round < num_cards {", "if round <= num_cards {")),
+    goofspiel(3, "total_points", mutation=("if returns_type == total_points then won[p]", "if returns_type == total_points then won[p] + 1")),
+    goofspiel(4, "total_points", "descending",
+              mutation=("let winner = argmax(p in players: bid[p])", "let winner = argmin(p in players: bid[p])")),
+]
+
+
+# ---------------------------------------------------------------- lockstep
+
+_ENGINES: dict[str, object] = {}
+
+
+def engine_of(text: str, name: str):
+    if text not in _ENGINES:
+        _ENGINES[text] = engine_from_text(text, str(EXAMPLES / f"{name}.rules"))
+    return _ENGINES[text]
+
+
+def spec_text(case: Case) -> str:
+    return (EXAMPLES / f"{case.spec}.rules").read_text()
+
+
+def _node(state) -> str:
+    if state.is_terminal():
+        return "terminal"
+    if state.is_chance_node():
+        return "chance"
+    if state.is_simultaneous_node():
+        return "simultaneous"
+    return f"player {state.current_player()}"
+
+
+def first_difference(text: str, case: Case, games: int, seed: int = 0) -> str | None:
+    """Play `games` random games on the spec (its text) and on pyspiel; the first difference
+    (a rule error in the spec's engine is one)."""
+    try:
+        return _first_difference(text, case, games, seed)
+    except RuleError as exc:
+        return f"the spec's engine stopped with a rule error: {exc}"
+
+
+def _first_difference(text: str, case: Case, games: int, seed: int) -> str | None:
+    ours = Game(engine_of(text, case.spec), case.players, {k: str(v) for k, v in case.options.items()},
+                bounded=True)
+    theirs = pyspiel.load_game(case.openspiel, case.params)
+    rng = random.Random(seed)
+    for g in range(games):
+        a, b = ours.new_initial_state(), theirs.new_initial_state()
+        history: list = []
+        while True:
+            where = f"game {g}, after {history}"
+            na, nb = _node(a), _node(b)
+            if na != nb:
+                return f"{where}: spec at {na}, OpenSpiel at {nb}"
+            if na == "terminal":
+                ra, rb = list(a.returns()), [r * case.returns_scale for r in b.returns()]
+                if any(abs(x - y) > 1e-9 for x, y in zip(ra, rb)):
+                    return f"{where}: returns {ra} vs OpenSpiel {rb}"
+                break
+            if na == "chance":
+                ca = sorted(a.chance_outcomes())
+                cb = sorted(b.chance_outcomes())
+                if [x for x, _ in ca] != [x for x, _ in cb] or any(abs(p - q) > 1e-9 for (_, p), (_, q) in zip(ca, cb)):
+                    return f"{where}: chance outcomes {ca} vs OpenSpiel {cb}"
+                action = ca[rng.randrange(len(ca))][0]
+            elif na == "simultaneous":
+                joint = []
+                for p in range(case.players):
+                    la, lb = sorted(a.legal_actions(p)), sorted(b.legal_actions(p))
+                    if la != lb:
+                        return f"{where}: P{p}'s legal actions {la} vs OpenSpiel {lb}"
+                    joint.append(la[rng.randrange(len(la))])
+                a.apply_actions(joint)
+                b.apply_actions(joint)
+                history.append(joint)
+                continue
+            else:
+                la, lb = sorted(a.legal_actions()), sorted(b.legal_actions())
+                if la != lb:
+                    return f"{where}: legal actions {la} vs OpenSpiel {lb}"
+                action = la[rng.randrange(len(la))]
+            a.apply_action(action)
+            b.apply_action(action)
+            history.append(action)
+    return None
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_lockstep_with_openspiel(case):
+    assert first_difference(spec_text(case), case, case.games) is None
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.mutation], ids=[c.id for c in CASES if c.mutation])
+def test_lockstep_catches_a_planted_mutation(case):
+    old, new = case.mutation
+    text = spec_text(case)
+    assert text.count(old) == 1, f"the mutation's text must occur once in {case.spec}.rules"
+    assert first_difference(text.replace(old, new), case, MUTANT_GAMES) is not None
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_random_sim_test_through_the_adapter(case):
+    game = load(EXAMPLES / f"{case.spec}.rules", case.players, **{k: str(v) for k, v in case.options.items()})
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_every_port_has_a_case():
+    ported = {c.spec for c in CASES}
+    assert ported <= {p.stem for p in Path(EXAMPLES).glob("*.rules")}
