@@ -70,6 +70,9 @@ CASES = [
     goofspiel(3, "total_points", mutation=("if returns_type == total_points then won[p]", "if returns_type == total_points then won[p] + 1")),
     goofspiel(4, "total_points", "descending",
               mutation=("let winner = argmax(p in players: bid[p])", "let winner = argmin(p in players: bid[p])")),
+    Case("nim", "nim", mutation=("n <= piles[i]", "n < piles[i] or n == 1")),
+    Case("nim", "nim", {"is_misere": False}, {"is_misere": "false"},
+         mutation=("    last_mover = turn\n", "    last_mover = next_player(turn)\n")),
 ]
 
 
