@@ -73,6 +73,13 @@ CASES = [
     Case("nim", "nim", mutation=("n <= piles[i]", "n < piles[i] or n == 1")),
     Case("nim", "nim", {"is_misere": False}, {"is_misere": "false"},
          mutation=("    last_mover = turn\n", "    last_mover = next_player(turn)\n")),
+    Case("breakthrough", "breakthrough", {"rows": 6, "columns": 8}, {"rows": 6},
+         mutation=("then d % 3 != 1 and board", "then board")),
+    Case("breakthrough", "breakthrough", {"rows": 8, "columns": 8}, {"rows": 8}, games=GAMES // 3,
+         mutation=("def home_rows(): 1..2 = if rows > 5 then 2 else 1", "def home_rows(): 1..2 = 1")),
+    Case("breakthrough", "breakthrough", {"rows": 4, "columns": 8}, {"rows": 4},
+         mutation=("def goal_row(p: Player): 0..7 = if p == 0 then rows - 1 else 0",
+                   "def goal_row(p: Player): 0..7 = if p == 0 then rows - 1 else 1")),
 ]
 
 
