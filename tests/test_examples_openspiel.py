@@ -80,6 +80,11 @@ CASES = [
     Case("breakthrough", "breakthrough", {"rows": 4, "columns": 8}, {"rows": 4},
          mutation=("def goal_row(p: Player): 0..7 = if p == 0 then rows - 1 else 0",
                    "def goal_row(p: Player): 0..7 = if p == 0 then rows - 1 else 1")),
+    Case("dots_and_boxes", "dots_and_boxes", mutation=("def bottom(b: Box): Line = b + num_cols",
+                                                       "def bottom(b: Box): Line = b + 1")),
+    Case("dots_and_boxes", "dots_and_boxes", {"num_rows": 3, "num_cols": 4, "utility_margin": True},
+         {"num_rows": 3, "num_cols": 4, "utility_margin": "true"},
+         mutation=("    if size(completed) == 0 {", "    if size(completed) <= 1 {")),
 ]
 
 
