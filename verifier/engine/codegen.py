@@ -19,8 +19,8 @@ from .gen_static import CodeItem, StaticGen
 from ..frontend.builtins import PY_BUILTINS
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from ..ir.types import (ArrayT, BoolT, CatalogueT, EnumT, GridT, IntT, PlayerT, SeqT, SetT, StrT, Type, int_bounds,
-                        is_int_like)
+from ..ir.types import (ArrayT, BoolT, CatalogueT, EnumT, GridT, IntT, PlayerT, RatT, SeqT, SetT, StrT, Type,
+                        int_bounds, is_int_like, is_number, num_bounds)
 
 CMP_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 INT_OPS = {"+": "+", "-": "-", "*": "*", "//": "//", "%": "%"}
@@ -180,6 +180,8 @@ class CodeGen(StaticGen, MoveGen):
         """`code` (the value of e), checked against an int-like domain unless its interval
         already fits: a value outside its domain is a rule error, never a wrapped index."""
         t = self.p.types.get(id(e))
+        if isinstance(domain, RatT):
+            return self.within_fraction(e, t, code, domain)
         if t is None or not is_int_like(t) or not is_int_like(domain):
             return code
         vlo, vhi = int_bounds(t, self.p.max_players)
@@ -191,6 +193,14 @@ class CodeGen(StaticGen, MoveGen):
         if dlo <= vlo and vhi <= dhi:
             return code
         return f"L.check_range({code}, {dlo}, {dhi}, {self.where(e)})"
+
+    def within_fraction(self, e, t: Type | None, code: str, domain: RatT) -> str:
+        """A number checked against a fraction type's bounds unless its interval already fits."""
+        if t is not None and is_number(t):
+            vlo, vhi = num_bounds(t, self.p.max_players)
+            if domain.lo <= vlo and vhi <= domain.hi:
+                return code
+        return f"L.check_range({code}, {fraction_code(domain.lo)}, {fraction_code(domain.hi)}, {self.where(e)})"
 
     def x_Index(self, e):
         bt = self.T(e.base)
@@ -299,6 +309,8 @@ class CodeGen(StaticGen, MoveGen):
         lt = self.T(e.left)
         if isinstance(lt, SetT):
             return "(" + SET_OPS[op].format(left, right) + ")"
+        if op == "/":  # exact: a Fraction (a divisor of 0 is a rule error with the spec location)
+            return f"L.div({left}, {right}, {self.where(e)})"
         if op in ("//", "%"):
             rlo, rhi = int_bounds(self.T(e.right), self.p.max_players)
             if rlo <= 0 <= rhi:  # the divisor may be 0: a rule error with the spec location
@@ -937,10 +949,11 @@ class CodeGen(StaticGen, MoveGen):
         out(0, "def _returns(s):")
         if o.returns is not None:
             self.locals_stack.append({o.returns.var})
-            out(1, f"return [float({self.expr(o.returns.expr)}) for v_{o.returns.var} in range(s.n)]")
+            # exact values (ints or Fractions): the runtime gives OpenSpiel floats
+            out(1, f"return [{self.expr(o.returns.expr)} for v_{o.returns.var} in range(s.n)]")
             self.locals_stack.pop()
         else:
-            out(1, "return [float(_score(s, p)) for p in range(s.n)]")
+            out(1, "return [_score(s, p) for p in range(s.n)]")
         out(0, "")
         out(0, f"TIEBREAKS = {tuple((tb.direction) for tb in o.tiebreaks)!r}")
 
@@ -1005,6 +1018,13 @@ class CodeGen(StaticGen, MoveGen):
             entries.append(f"({ex.name!r}, {ex.sentence!r}, {players}, _ex{i}, {self.where(ex)})")
         out(0, "")
         out(0, "EXAMPLES = (" + "".join(f"\n    {e}," for e in entries) + "\n)")
+
+
+def fraction_code(q) -> str:
+    """A whole number or a Fraction as generated code."""
+    if isinstance(q, int) or q.denominator == 1:
+        return str(int(q))
+    return f"L.frac({q.numerator}, {q.denominator})"
 
 
 def _table_bounds(name: str) -> tuple[int, int]:

@@ -6,7 +6,9 @@ For each decision point the engine gets:
 - `_step<D>(s, P, a)` (one-player decisions): decode `a`, check the move's
   requirements, run its effects, then run the flow to the next decision point —
   the whole move in one call, the hot path of every playout;
-- `_draw<D>` and `_outcomes<D>` (chance);
+- `_draw<D>` and `_outcomes<D>` (chance), and for a weighted chance `_chances<D>`: the
+  outcomes of positive weight with their exact probabilities (`_outcomes<D>` then lists
+  those outcomes only, so every reader of the outcomes skips the impossible ones);
 - per move `_apply_m<k>` (effects), `_text_m<k>` (display) and `_why_m<k>`
   (the labels of broken requirements, used to explain an illegal move).
 
@@ -64,7 +66,9 @@ class MoveGen:
             node = info.node
             if isinstance(node, N.Chance):
                 self.gen_chance(out, info, cont)
-                table.append(f"('chance', {cont}, _outcomes{info.index}, _draw{info.index}, {self.where(node)}, None)")
+                chances = f"_chances{info.index}" if node.weight is not None else "None"
+                table.append(f"('chance', {cont}, _outcomes{info.index}, _draw{info.index}, {self.where(node)}, "
+                             f"{chances})")
                 continue
             kind = "choose" if isinstance(node, N.Choose) else "simultaneous"
             for mi in info.moves:
@@ -97,7 +101,20 @@ class MoveGen:
         with self.reading():
             src = self.iter_code(node.source)
         # ascending, as OpenSpiel requires of outcomes (a set's bits already are)
-        out(1, f"return sorted(L.unique({src}))" if isinstance(et, SeqT) else f"return list({src})")
+        values = f"sorted(L.unique({src}))" if isinstance(et, SeqT) else f"list({src})"
+        if node.weight is None:
+            out(1, f"return {values}")
+        else:
+            out(1, f"return [v for v, _ in _chances{info.index}(s)]")
+            out(0, "")
+            out(0, "")
+            out(0, f"def _chances{info.index}(s):")
+            out(1, f"values = {values}")
+            self.locals_stack.append({node.var})
+            with self.reading():
+                weight = self.expr(node.weight)
+            self.locals_stack.pop()
+            out(1, f"return L.weighted(values, [{weight} for v_{node.var} in values], {self.where(node.weight)})")
         out(0, "")
         out(0, "")
         out(0, f"def _draw{info.index}(s, v):")

@@ -5,6 +5,7 @@ sets are int bitmasks over a domain's index, sequences and arrays are lists.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
 
@@ -39,6 +40,30 @@ def floordiv(a: int, b: int, where: str) -> int:
     if b == 0:
         raise RuleError("division by zero", where)
     return a // b
+
+
+def div(a, b, where: str) -> Fraction:
+    """`a / b`: the exact fraction (a whole number, or a fraction, over a non-zero divisor)."""
+    if b == 0:
+        raise RuleError("division by zero", where)
+    return Fraction(a) / b
+
+
+def frac(numerator: int, denominator: int) -> Fraction:
+    """A fraction literal in generated code (a type's bound)."""
+    return Fraction(numerator, denominator)
+
+
+def weighted(values: list, weights: list, where: str) -> list:
+    """A weighted chance node's outcomes with positive weight and their exact probabilities:
+    a negative weight, or no positive one, is a rule error (the rulebook gives no odds)."""
+    for v, w in zip(values, weights):
+        if w < 0:
+            raise RuleError(f"the weight of outcome {v} is {w}, below 0", where)
+    total = sum(weights)
+    if total <= 0:
+        raise RuleError("every outcome of this chance node has weight 0", where)
+    return [(v, Fraction(w) / total) for v, w in zip(values, weights) if w > 0]
 
 
 def mod(a: int, b: int, where: str) -> int:

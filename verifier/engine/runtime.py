@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import types
+from fractions import Fraction
 
 from ..diagnostics import SpecError, Span, error
 from ..frontend.typecheck import Program
@@ -213,16 +214,23 @@ class GameState:
             raise RuleError(f"{type(exc).__name__}: {exc}", d[4]) from exc
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The outcomes and their probabilities as floats (OpenSpiel's form)."""
+        return [(a, float(p)) for a, p in self.exact_chance_outcomes()]
+
+    def exact_chance_outcomes(self) -> list[tuple[int, Fraction]]:
+        """The outcomes of positive probability, ascending, with their exact probabilities."""
         if self.s.memo:  # memoised definitions are valid for one call only
             self.s.memo = {}
         d = self._decision()
         if d[0] != "chance":
             return []
+        lo = d[3].lo
+        if d[5] is not None:  # weighted
+            return [(v - lo, p) for v, p in d[5](self.s)]
         values = d[2](self.s)
         if not values:
             raise RuleError("a chance node has nothing to draw from", d[4])
-        p = 1.0 / len(values)
-        lo = d[3].lo
+        p = Fraction(1, len(values))
         return [(v - lo, p) for v in values]
 
     def apply_action(self, action: int) -> None:
@@ -350,10 +358,15 @@ class GameState:
         return mv[6](self.s, player, *values)
 
     def returns(self) -> list[float]:
+        """The returns as floats (OpenSpiel's form)."""
+        return [float(r) for r in self.exact_returns()]
+
+    def exact_returns(self) -> list:
+        """The returns as the rules compute them: whole numbers or exact Fractions."""
         if self.s.memo:  # memoised definitions are valid for one call only
             self.s.memo = {}
         if self.s.pc >= 0:
-            return [0.0] * self.s.n
+            return [0] * self.s.n
         return self.m._returns(self.s)
 
     def rewards(self) -> list[float]:

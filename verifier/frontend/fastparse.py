@@ -43,7 +43,7 @@ _TOKEN = re.compile(r"""
   | (?P<CITE>@[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)
   | (?P<NAME>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<INT>[0-9]+)
-  | (?P<OP>==|!=|<=|>=|\+=|-=|\.\.|//|[<>=+\-*%()\[\]{},:.])
+  | (?P<OP>==|!=|<=|>=|\+=|-=|\.\.|//|[<>=+\-*/%()\[\]{},:.])
 """, re.VERBOSE)
 
 AGGREGATES = frozenset({"sum", "count", "all", "any", "min", "max", "argmin", "argmax", "collect", "table"})
@@ -556,6 +556,12 @@ class Parser:
                 return N.SetTypeRef(elem, span=self.span_from(tok))
             self.keyword("max")
             return N.SeqTypeRef(elem, self.integer(), span=self.span_from(tok))
+        if tok[0] == NAME and tok[1] == "rational":  # a keyword where a type is expected (lark's lexer)
+            self.i += 1
+            lo = self.range_bound()
+            self.op("..")
+            hi = self.range_bound()
+            return N.RationalTypeRef(lo, hi, span=self.span_from(tok))
         if tok[0] == NAME and not (self.peek(1)[0] == OP and self.peek(1)[1] == ".."):
             self.i += 1
             return N.NamedTypeRef(tok[1], span=self.span_from(tok))
@@ -652,7 +658,11 @@ class Parser:
         var = self.name()
         self.keyword("from")
         source = self.expr()
-        return N.Chance(var, source, self.cites(), span=self.span_from(start))
+        weight = None
+        if self.is_word("weighted"):
+            self.i += 1
+            weight = self.expr()
+        return N.Chance(var, source, self.cites(), span=self.span_from(start), weight=weight)
 
     def stmt_choose(self):
         start = self.next()
@@ -816,7 +826,7 @@ class Parser:
         left = self.unary()
         while True:
             tok = self.toks[self.i]
-            if tok[0] != OP or tok[1] not in ("*", "//", "%"):
+            if tok[0] != OP or tok[1] not in ("*", "/", "//", "%"):
                 return left
             self.i += 1
             left = N.Binary(tok[1], left, self.unary(), span=self.span_from(start))

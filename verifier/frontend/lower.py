@@ -260,6 +260,10 @@ class Lowerer:
         lo, hi = (self.lower(c) for c in t.children)
         return N.RangeTypeRef(lo, hi, span=self.span(t))
 
+    def lower_rational_type(self, t):
+        lo, hi = (self.lower(c) for c in t.children)
+        return N.RationalTypeRef(lo, hi, span=self.span(t))
+
     def lower_bound_int(self, t):
         return int(t.children[0])
 
@@ -312,7 +316,8 @@ class Lowerer:
                        span=self.span(t))
 
     def lower_chance_stmt(self, t):
-        return N.Chance(str(t.children[0]), self.lower(t.children[1]), self.cites(t), span=self.span(t))
+        return N.Chance(str(t.children[0]), self.lower(t.children[1]), self.cites(t), span=self.span(t),
+                        weight=self.opt(t.children[2]))
 
     def lower_choose_stmt(self, t):
         moves = tuple(self.lower(c) for c in self.kids(t, "move"))

@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Span, error, warning
 from ..ir import nodes as N
-from ..ir.types import (ArrayT, BoolT, CatalogueT, EmptyT, EnumT, GridT, IntT, PlayerT, RecordT, SeqT, SetT, StrT,
-                        Type, assignable, element_type, int_bounds, is_int_like)
+from fractions import Fraction
+
+from ..ir.types import (ArrayT, BoolT, CatalogueT, EmptyT, EnumT, GridT, IntT, PlayerT, RatT, RecordT, SeqT, SetT,
+                        StrT, Type, assignable, contains_rational, element_type, int_bounds, is_int_like, is_number,
+                        num_bounds)
 from .builtins import BUILTINS, BuiltinError
 from .check_docs import DocsChecks
 
@@ -133,6 +136,7 @@ class TypeChecker(DocsChecks):
         self.allow_state = True
         self.allow_winners = False
         self.in_expect = False  # an expectation's condition: options and num_players only
+        self.score_calls: list = []  # `score(p)` calls: they read whole-number scores
 
     # -------------------------------------------------------------- reporting
     def err(self, span: Span, msg: str, *notes: str, code: str = "type") -> None:
@@ -203,6 +207,15 @@ class TypeChecker(DocsChecks):
                          code="range")
                 return None
             return IntT(lo, hi)
+        if isinstance(ref, N.RationalTypeRef):
+            lo, hi = self.bound(ref.lo, ref.span), self.bound(ref.hi, ref.span)
+            if lo is None or hi is None:
+                return None
+            if lo > hi:
+                self.err(ref.span, f"empty range {lo}..{hi}", "the lower bound must not exceed the upper",
+                         code="range")
+                return None
+            return RatT(lo, hi)
         if isinstance(ref, N.ArrayTypeRef):
             index, elem = self.resolve_type(ref.index), self.resolve_type(ref.elem)
             if index is not None and not index.is_domain:
@@ -396,6 +409,10 @@ class TypeChecker(DocsChecks):
 
     def check_const(self, d: N.ConstDecl) -> None:
         t = self.resolve_type(d.type)
+        if t is not None and contains_rational(t):
+            self.err(d.type.span, "a constant is a whole number, not a fraction",
+                     "compute the fraction with a def: def half(): rational 0..1 = 1 / 2", code="rational")
+            t = None
         saved = self.allow_state
         self.allow_state = False
         vt = self.infer(d.value, t)
@@ -471,6 +488,11 @@ class TypeChecker(DocsChecks):
             return
         if contains_text(t):
             self.err(d.type.span, "text is for display only; state holds finite values", code="type")
+            return
+        if contains_rational(t):
+            self.err(d.type.span, "state holds whole numbers, not fractions: the state stays finite",
+                     "a fraction may be a def's result, a score, a return or a chance weight; keep its "
+                     "numerator and denominator in state", code="rational")
             return
         if d.visibility == "private" and not (isinstance(t, ArrayT) and isinstance(t.index, PlayerT)):
             self.err(d.span, f"'private' state belongs to each player: declare {d.name!r} as array[Player] of ...",
@@ -591,8 +613,12 @@ class TypeChecker(DocsChecks):
             self.scopes.append({})
             self.declare(Symbol("param", clause.var, PlayerT(), clause, used=True), clause.span)
             t = self.infer(clause.expr)
-            if t is not None and not is_int_like(t):
+            if t is not None and not is_number(t):
                 self.err(clause.expr.span, f"a score is a number, not {t}")
+            if isinstance(t, RatT) and clause is o.score:
+                for call in self.score_calls:
+                    self.err(call.span, "score(p) reads whole-number scores, and this spec's score is a fraction",
+                             "compute what you need from the score's own expression (a def)", code="rational")
             self.scopes.pop()
         self.allow_score = True
         if o.wins is not None:
@@ -605,7 +631,7 @@ class TypeChecker(DocsChecks):
             self.scopes.append({})
             self.declare(Symbol("param", o.returns.var, PlayerT(), o.returns, used=True), o.returns.span)
             t = self.infer(o.returns.expr)
-            if t is not None and not is_int_like(t):
+            if t is not None and not is_number(t):
                 self.err(o.returns.expr.span, f"returns are numbers, not {t}")
             self.scopes.pop()
             self.allow_winners = False
@@ -697,7 +723,7 @@ class TypeChecker(DocsChecks):
             self.check_assignable(tt, vt, st.value)
         elif is_int_like(tt):
             if not is_int_like(vt):
-                self.err(st.value.span, f"'{st.op}' needs a number, got {vt}")
+                self.err(st.value.span, f"'{st.op}' needs a whole number, got {vt}")
         elif isinstance(tt, SetT):
             self.check_assignable(tt, vt, st.value)
         else:
@@ -708,6 +734,10 @@ class TypeChecker(DocsChecks):
         if isinstance(vt, EmptyT):
             self.err(st.value.span, "cannot tell the element type of an empty collection here",
                      "declare a state variable with a type instead")
+            return
+        if vt is not None and contains_rational(vt):
+            self.err(st.value.span, f"let {st.name} would hold a fraction ({vt}); a let holds whole numbers",
+                     "compute the fraction with a def, where it is used", code="rational")
             return
         self.bind_local(st.name, vt, st)
 
@@ -792,6 +822,10 @@ class TypeChecker(DocsChecks):
         info = DecisionInfo(st, len(self.decisions))
         self.decisions.append(info)
         self.bind_local(st.var, et, st)
+        if st.weight is not None:
+            wt = self.infer(st.weight)
+            if wt is not None and not is_number(wt):
+                self.err(st.weight.span, f"a chance weight is a number (whole or a fraction), not {wt}")
 
     def no_decision_in_move(self, st) -> None:
         if self.in_move:
@@ -909,9 +943,9 @@ class TypeChecker(DocsChecks):
         if not assignable(target, value):
             self.err(node.span, f"expected {target}, got {value}", code="type")
             return
-        if is_int_like(target) and is_int_like(value):
-            tlo, thi = int_bounds(target, self.max_players)
-            vlo, vhi = int_bounds(value, self.max_players)
+        if is_number(target) and is_number(value):
+            tlo, thi = num_bounds(target, self.max_players)
+            vlo, vhi = num_bounds(value, self.max_players)
             if vhi < tlo or vlo > thi:
                 value_text = str(vlo) if vlo == vhi else f"a value in {vlo}..{vhi}"
                 bounds = "" if isinstance(target, IntT) else f" ({tlo}..{thi})"
@@ -1051,6 +1085,7 @@ class TypeChecker(DocsChecks):
             if self.in_expect:
                 self.err(e.span, "an expectation's condition reads options and num_players only, not scores",
                          code="const-state")
+            self.score_calls.append(e)
             return IntT(-UNBOUNDED, UNBOUNDED)
         sym = self.lookup(e.func)
         if sym is not None and sym.kind == "def":
@@ -1112,11 +1147,11 @@ class TypeChecker(DocsChecks):
             if not isinstance(t, BoolT):
                 self.err(e.span, f"'not' needs a condition, got {t}")
             return BoolT()
-        if not is_int_like(t):
+        if not is_number(t):
             self.err(e.span, f"'-' needs a number, got {t}")
             return None
-        lo, hi = int_bounds(t, self.max_players)
-        return IntT(-hi, -lo)
+        lo, hi = num_bounds(t, self.max_players)
+        return RatT(-hi, -lo) if isinstance(t, RatT) else IntT(-hi, -lo)
 
     def expr_Binary(self, e, expected):
         op = e.op
@@ -1142,17 +1177,31 @@ class TypeChecker(DocsChecks):
                 self.err(e.span, f"cannot compare {lt} with {rt}")
             return BoolT()
         if op in ("<", "<=", ">", ">="):
-            if not (is_int_like(lt) and is_int_like(rt)):
+            if not (is_number(lt) and is_number(rt)):
                 self.err(e.span, f"'{op}' compares numbers, not {lt} and {rt}")
             return BoolT()
         if isinstance(lt, SetT) and op in ("+", "-"):
             if not assignable(lt, rt):
                 self.err(e.span, f"'{op}' on sets needs two sets of the same items, got {lt} and {rt}")
             return lt
+        if op == "/" or isinstance(lt, RatT) or isinstance(rt, RatT):
+            return self.fraction(e, lt, rt)
         if not (is_int_like(lt) and is_int_like(rt)):
             self.err(e.span, f"'{op}' needs numbers, got {lt} and {rt}")
             return None
         return interval(op, int_bounds(lt, self.max_players), int_bounds(rt, self.max_players))
+
+    def fraction(self, e, lt: Type, rt: Type) -> RatT | None:
+        """`a / b`, or arithmetic with a fraction: an exact fraction with interval bounds."""
+        if not (is_number(lt) and is_number(rt)):
+            self.err(e.span, f"'{e.op}' needs numbers, got {lt} and {rt}")
+            return None
+        if e.op in ("//", "%"):
+            self.err(e.span, f"'{e.op}' works on whole numbers; this operand is a fraction ({lt if isinstance(lt, RatT) else rt})",
+                     "'/' divides exactly", code="rational")
+            return None
+        return rat_interval(e.op, num_bounds(lt, self.max_players), num_bounds(rt, self.max_players),
+                            divisor_whole=is_int_like(rt))
 
     def expr_RangeExpr(self, e, expected):
         lt, ht = self.infer(e.lo), self.infer(e.hi)
@@ -1178,6 +1227,9 @@ class TypeChecker(DocsChecks):
         if is_int_like(a) and is_int_like(b):  # e.g. a player, or -1 for nobody
             (alo, ahi), (blo, bhi) = int_bounds(a, self.max_players), int_bounds(b, self.max_players)
             return IntT(min(alo, blo), max(ahi, bhi))
+        if is_number(a) and is_number(b):  # a fraction on one side: a fraction
+            (alo, ahi), (blo, bhi) = num_bounds(a, self.max_players), num_bounds(b, self.max_players)
+            return RatT(min(alo, blo), max(ahi, bhi))
         if assignable(a, b):
             return a
         if assignable(b, a):
@@ -1234,7 +1286,7 @@ class TypeChecker(DocsChecks):
         if kind in ("argmin", "argmax"):
             if e.body is None:
                 self.err(e.span, f"{kind}(x in S: key) needs a key after ':'")
-            elif body_t is not None and not (is_int_like(body_t) or
+            elif body_t is not None and not (is_number(body_t) or
                                              (isinstance(body_t, SeqT) and is_int_like(body_t.elem))):
                 self.err(e.body.span, f"{kind}'s key is a number or a list of numbers, not {body_t}")
             return et
@@ -1243,9 +1295,12 @@ class TypeChecker(DocsChecks):
             body_t = et
         if body_t is None:
             return None
-        if not is_int_like(body_t):
+        if not is_number(body_t):
             self.err(e.span, f"{kind} works on numbers, got {body_t}")
             return None
+        if isinstance(body_t, RatT):
+            lo, hi = body_t.lo, body_t.hi
+            return RatT(min(0, lo * n), max(0, hi * n)) if kind == "sum" else body_t
         lo, hi = int_bounds(body_t, self.max_players)
         if kind == "sum":
             return IntT(min(0, lo * n), max(0, hi * n))
@@ -1336,6 +1391,31 @@ def interval(op: str, a: tuple[int, int], b: tuple[int, int]) -> IntT:
         m = max(abs(blo), abs(bhi))
         return IntT(min(0, -(m - 1)) if alo < 0 or blo < 0 else 0, max(m - 1, 0))
     raise ValueError(op)
+
+
+def rat_interval(op: str, a: tuple, b: tuple, divisor_whole: bool) -> RatT:
+    """Interval arithmetic on exact fractions (`/` divides exactly). A divisor whose interval
+    holds 0 is split around it: a whole divisor is then at least 1 away from 0, a fractional
+    one may come arbitrarily close, and the quotient is not bounded."""
+    (alo, ahi), (blo, bhi) = a, b
+    if op in ("+", "-", "*"):
+        t = interval(op, (alo, ahi), (blo, bhi))
+        return RatT(t.lo, t.hi)
+    if op != "/":
+        raise ValueError(op)
+    if blo <= 0 <= bhi and not divisor_whole:
+        return RatT(-UNBOUNDED, UNBOUNDED)
+    parts = [(lo, hi) for lo, hi in ((blo, min(bhi, -1)), (max(blo, 1), bhi)) if lo <= hi] \
+        if blo <= 0 <= bhi else [(blo, bhi)]
+    if not parts:  # the divisor is always 0: a rule error wherever it is evaluated
+        return RatT(0, 0)
+    c = [Fraction(x) / y for lo, hi in parts for x in (alo, ahi) for y in (lo, hi)]
+    return RatT(_plain(min(c)), _plain(max(c)))
+
+
+def _plain(q: Fraction):
+    """A whole Fraction as an int (types print and compare more simply)."""
+    return int(q) if q.denominator == 1 else q
 
 
 def flow_measures(flow: N.FlowDecl | None) -> list:

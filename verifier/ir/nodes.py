@@ -112,6 +112,15 @@ class RangeTypeRef(Node):
 
 
 @dataclass(frozen=True)
+class RationalTypeRef(Node):
+    """`rational lo..hi`: an exact fraction between two whole bounds (results, never state)."""
+
+    lo: int | str  # an integer, or the name of an integer constant
+    hi: int | str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ArrayTypeRef(Node):
     index: "TypeRef"
     elem: "TypeRef"
@@ -131,7 +140,7 @@ class SeqTypeRef(Node):
     span: Span = _span()
 
 
-TypeRef = NamedTypeRef | BoolTypeRef | PlayerTypeRef | TextTypeRef | RangeTypeRef | ArrayTypeRef | SetTypeRef | SeqTypeRef
+TypeRef = NamedTypeRef | BoolTypeRef | PlayerTypeRef | TextTypeRef | RangeTypeRef | RationalTypeRef | ArrayTypeRef | SetTypeRef | SeqTypeRef
 
 # ---------------------------------------------------------------- expressions
 
@@ -199,7 +208,7 @@ class Unary(Node):
 
 @dataclass(frozen=True)
 class Binary(Node):
-    op: str  # and or + - * // % == != < <= > >= in notin
+    op: str  # and or + - * / // % == != < <= > >= in notin
     left: "Expr"
     right: "Expr"
     span: Span = _span()
@@ -307,12 +316,14 @@ class While(Node):
 
 @dataclass(frozen=True)
 class Chance(Node):
-    """A chance node: `var` takes a uniformly random element of `source`."""
+    """A chance node: `var` takes a random element of `source`, uniformly, or with the
+    probability `weight` (an expression over `var`) divided by the weights' total."""
 
     var: str
     source: "Expr"
     cites: Cites = ()
     span: Span = _span()
+    weight: Optional["Expr"] = None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ equality).  Every node kind has a `print_<ClassName>` method; a node without
 one raises NotImplementedError rather than being skipped.  Expressions get
 the fewest parentheses the grammar's precedence allows:
 
-    if-then-else < or < and < not < comparisons, in, not in, .. < + - < * // % < unary - < postfix
+    if-then-else < or < and < not < comparisons, in, not in, .. < + - < * / // % < unary - < postfix
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ P_IF, P_OR, P_AND, P_NOT, P_CMP, P_SUM, P_PROD, P_UNARY, P_POSTFIX, P_ATOM = ran
 
 _CMP_OPS = {"==", "!=", "<", "<=", ">", ">=", "in", "notin"}
 _SUM_OPS = {"+", "-"}
-_PROD_OPS = {"*", "//", "%"}
+_PROD_OPS = {"*", "/", "//", "%"}
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "{": "\\{", "}": "\\}"}
 
 
@@ -231,6 +231,9 @@ class Printer:
     def print_RangeTypeRef(self, t: N.RangeTypeRef) -> str:
         return f"{self.bound(t.lo)}..{self.bound(t.hi)}"
 
+    def print_RationalTypeRef(self, t: N.RationalTypeRef) -> str:
+        return f"rational {self.bound(t.lo)}..{self.bound(t.hi)}"
+
     def print_ArrayTypeRef(self, t: N.ArrayTypeRef) -> str:
         return f"array[{self.type(t.index)}] of {self.type(t.elem)}"
 
@@ -293,7 +296,8 @@ class Printer:
         return self.block(f"while {self.expr(st.cond)}{measure}{self.cites(st.cites)}", st.body, depth)
 
     def print_Chance(self, st: N.Chance, depth: int) -> str:
-        return f"chance {st.var} from {self.expr(st.source)}{self.cites(st.cites)}"
+        weight = f" weighted {self.expr(st.weight)}" if st.weight is not None else ""
+        return f"chance {st.var} from {self.expr(st.source)}{weight}{self.cites(st.cites)}"
 
     def moves(self, head: str, moves, depth: int) -> list[str]:
         if not moves:

@@ -8,10 +8,15 @@ items) have values that are small integers (bools are Python bools) with an
 - `ArrayT(index, elem)` — one `elem` per value of a domain (Python list);
 - `SetT(elem)` — a subset of a domain (Python int bitmask over the index);
 - `SeqT(elem, cap)` — an ordered list of at most `cap` items (Python list).
+
+One type is not finite: `RatT`, an exact fraction (Python `Fraction`, Z3 `Real`) between
+two bounds. It is the type of a division `a / b` and may be a definition's result, a
+score, a return or a chance weight, never state: the state stays finite.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 
 class Type:
@@ -46,6 +51,17 @@ class IntT(Type):
 
     def __str__(self) -> str:
         return str(self.lo) if self.lo == self.hi else f"{self.lo}..{self.hi}"
+
+
+@dataclass(frozen=True)
+class RatT(Type):
+    """An exact fraction in lo..hi (inclusive; the bounds are Fractions or ints)."""
+
+    lo: Fraction | int
+    hi: Fraction | int
+
+    def __str__(self) -> str:
+        return f"rational {self.lo}..{self.hi}"
 
 
 @dataclass(frozen=True)
@@ -179,6 +195,24 @@ def int_bounds(t: Type, max_players: int) -> tuple[int, int]:
     raise TypeError(t)
 
 
+def is_number(t: Type) -> bool:
+    """A whole number or an exact fraction: what arithmetic and comparisons take."""
+    return isinstance(t, INT_LIKE) or isinstance(t, RatT)
+
+
+def num_bounds(t: Type, max_players: int) -> tuple:
+    """The bounds of a number type (whole or fractional)."""
+    if isinstance(t, RatT):
+        return t.lo, t.hi
+    return int_bounds(t, max_players)
+
+
+def contains_rational(t: Type) -> bool:
+    while isinstance(t, (ArrayT, SeqT, SetT)):
+        t = t.elem
+    return isinstance(t, RatT)
+
+
 def element_type(t: Type) -> Type | None:
     """The type of the items a collection yields when iterated."""
     if isinstance(t, (SetT, SeqT)):
@@ -199,6 +233,8 @@ def assignable(target: Type, value: Type) -> bool:
         return True
     if is_int_like(target) and is_int_like(value):
         return True
+    if isinstance(target, RatT):  # a whole number is a fraction too (never the other way)
+        return is_number(value)
     if isinstance(value, EmptyT):
         return isinstance(target, (SetT, SeqT))
     if isinstance(target, SetT) and isinstance(value, SetT):

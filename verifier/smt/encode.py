@@ -58,8 +58,8 @@ import z3
 from ..diagnostics import Span
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from ..ir.types import (ArrayT, BoolT, CatalogueT, EmptyT, EnumT, GridT, IntT, PlayerT, SeqT, SetT, StrT, Type,
-                        is_int_like)
+from ..ir.types import (ArrayT, BoolT, CatalogueT, EmptyT, EnumT, GridT, IntT, PlayerT, RatT, SeqT, SetT, StrT,
+                        Type, is_int_like, is_number, num_bounds)
 
 __all__ = ["z3", "SetVal", "SeqVal", "Obligation", "NotEncoded", "StateVars", "concrete", "Encoder", "at_step",
            "to_python", "literal", "scope", "CMP_OPS", "INT_OPS", "EQ_OPS", "SET_OPS", "UNARY_OPS"]
@@ -296,6 +296,27 @@ def pymod(a, b):
     return z3.If(exact_or_pos, a % b, a % b + b)
 
 
+def real(v):
+    """An arithmetic term as a Real (exact fractions are Z3 Reals; whole numbers are Ints)."""
+    if isinstance(v, z3.ArithRef) and v.is_int():
+        r = z3.ToReal(v)
+        return z3.simplify(r) if is_lit(v) else r
+    return v
+
+
+def same_sort(a, b) -> tuple:
+    """Two arithmetic terms of one sort: an Int meeting a Real becomes a Real (the C-API
+    constructors this module uses do not convert)."""
+    if isinstance(a, z3.ArithRef) and isinstance(b, z3.ArithRef) and a.is_real() != b.is_real():
+        return real(a), real(b)
+    return a, b
+
+
+def fraction_value(q) -> z3.ArithRef:
+    """A whole number or a Fraction as a Real literal."""
+    return z3.RealVal(f"{q.numerator}/{q.denominator}") if hasattr(q, "numerator") else z3.RealVal(q)
+
+
 CMP_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 INT_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": floordiv, "%": pymod}
 UNARY_OPS = {"not": not_, "-": lambda a: lift(operator.neg, a)}
@@ -460,6 +481,10 @@ def to_python(v, model: z3.ModelRef | None = None):
         return is_true(leaf)
     if z3.is_int_value(leaf):
         return leaf.as_long()
+    if z3.is_rational_value(leaf):  # an exact fraction: the engine's Fraction
+        from fractions import Fraction
+        q = Fraction(leaf.numerator_as_long(), leaf.denominator_as_long())
+        return int(q) if q.denominator == 1 else q
     raise ValueError(f"not a concrete value: {leaf}")
 
 
@@ -583,6 +608,8 @@ def range_constraints(v, t: Type, n: int) -> list:
         return out
     if isinstance(t, (StrT, EmptyT)):
         return []
+    if isinstance(t, RatT):
+        return [lift(operator.le, fraction_value(t.lo), v), lift(operator.le, v, fraction_value(t.hi))]
     lo, hi = int_range(t, n)
     return [lift(operator.le, num(lo), v), lift(operator.le, v, num(hi))]
 
@@ -943,6 +970,8 @@ class Encoder:
         method = getattr(self, "e_" + type(e).__name__, None)
         if method is None:
             raise NotImplementedError(f"Z3 encoding has no rule for expression {type(e).__name__}")
+        if isinstance(self.p.types.get(id(e)), RatT):  # a fraction is a Real, even when it is whole
+            return real(method(e))
         return method(e)
 
     def e_IntLit(self, e):
@@ -1021,6 +1050,9 @@ class Encoder:
         if is_int_like(vt) and is_int_like(target):
             (a, b), (c, d) = int_range(vt, self.n), int_range(target, self.n)
             return c <= a and b <= d
+        if isinstance(target, RatT) and is_number(vt):
+            a, b = num_bounds(vt, self.n)
+            return target.lo <= a and b <= target.hi
         if isinstance(vt, SetT) and isinstance(target, SetT):
             return dom_lo(vt.elem) == dom_lo(target.elem) and self.fits(vt.elem, target.elem)
         if isinstance(vt, SeqT) and isinstance(target, SeqT):
@@ -1077,12 +1109,17 @@ class Encoder:
         if op in ("in", "notin"):
             inside = self.member(left, self.T(e.left), right, self.T(e.right), e)
             return inside if op == "in" else not_(inside)
+        left, right = same_sort(left, right)
         if op in EQ_OPS:
             return EQ_OPS[op](left, right)
         if op in CMP_OPS:
             return lift(CMP_OPS[op], left, right)
         if isinstance(left, SetVal):
             return SET_OPS[op](left, right)
+        if op == "/":  # exact division: Reals (the engine's Fraction)
+            left, right = real(left), real(right)
+            self.require(not_(eq_leaf(right, real(num(0)))), e, "the divisor is not zero")
+            return lift(operator.truediv, left, right)
         if op in ("//", "%"):
             self.require(not_(eq_leaf(right, num(0))), e, "the divisor is not zero")
         return lift(INT_OPS[op], left, right)
@@ -1136,7 +1173,7 @@ class Encoder:
             a = self.expr(e.then)
         with self._guard(not_(c)):
             b = self.expr(e.orelse)
-        return ite_val(c, a, b)
+        return ite_val(c, *same_sort(a, b))
 
     def e_SeqLit(self, e):
         t = self.T(e)
@@ -1234,6 +1271,9 @@ class Encoder:
         return out
 
     def a_sum(self, e):
+        if isinstance(self.T(e), RatT):
+            zero = real(num(0))
+            return total([ite(g, real(b), zero) for g, b, _ in self.rows(e)])
         return total([ite(g, b, num(0)) for g, b, _ in self.rows(e)])
 
     def a_count(self, e):

@@ -36,7 +36,8 @@ from ..ir import nodes as N
 from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type, is_int_like
 from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, SeqVal, SetVal, StateVars, and_, and_all,
                      default_value, dom_pos, dom_size, eq_leaf, eq_val, int_range, is_false, is_num,
-                     is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, select)
+                     is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, same_sort,
+                     select)
 
 __all__ = ["Frame", "Exec", "Step", "merge", "successor", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
@@ -821,6 +822,16 @@ def chance_draw(program: Program, n: int, options: dict, state: StateVars, decis
     ok = _member(enc, node.source, outcome)
     rows = enc.members(node.source)
     enc.require(or_all(g for g, _ in rows), node.source, "a chance node has something to draw from")
+    if node.weight is not None:  # an outcome is possible when its weight is positive
+        positive = []
+        for g, item in rows:
+            with enc._guard(g), enc._bind(node.var, item):
+                w = enc.expr(node.weight)
+                enc.require(lift(operator.ge, *same_sort(w, num(0))), node.weight, "a chance weight is not below 0")
+            positive.append(and_(g, lift(operator.gt, *same_sort(w, num(0)))))
+        enc.require(or_all(positive), node.weight, "some outcome of the chance node has a positive weight")
+        with enc._bind(node.var, outcome):
+            ok = and_(ok, lift(operator.gt, *same_sort(enc.expr(node.weight), num(0))))
     return ok, list(enc.obligations)
 
 
