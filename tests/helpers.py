@@ -12,6 +12,7 @@ EXAMPLES = ROOT / "spec" / "examples"
 SPEC_PATHS = {  # every bundled spec, by short name
     "tictactoe": EXAMPLES / "tictactoe.rules",
     "goofspiel": EXAMPLES / "goofspiel.rules",
+    "pig": EXAMPLES / "pig.rules",
     "ramen": ROOT / "spec" / "ramen.rules",
     "ramen_ink": ROOT / "spec" / "ramen_ink.rules",
     "wasabi": ROOT / "spec" / "wasabi.rules",

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 import random
 from collections import Counter
 
@@ -27,7 +28,7 @@ from verifier.engine.play import random_step
 from verifier.engine.runtime import Engine, Game
 from verifier.frontend.builtins import BUILTINS
 from verifier.ir import nodes as N
-from verifier.ir.types import ArrayT, BoolT, IntT, SeqT, StrT
+from verifier.ir.types import ArrayT, BoolT, IntT, RatT, SeqT, StrT
 from verifier.smt import encode as E
 from verifier.smt.encode import (Encoder, NotEncoded, StateVars, concrete, dom_lo, dom_size, eq_val, literal, num,
                                  scope, to_python, z3)
@@ -180,6 +181,7 @@ CONFIGS = [
     ("wasabi", 2, {"turn_limit": "60"}),
     ("wasabi", 3, {"wasabi_shape": "line", "matching": "maximal", "style_reversed": "true", "diagonals": "true"}),
     ("wasabi", 4, {"pantry_limits": "false", "actions_complete": "false", "cubes_len4": "4"}),
+    ("pig", 2, {"winscore": "20"}), ("pig", 3, {"winscore": "10", "piglet": "true", "diceoutcomes": "3"}),
     ("sink", 2, {}), ("sink", 3, {"bonus": "3", "strict": "true"}), ("sink", 4, {}),
 ]
 SPEC_CONFIGS = [c for c in CONFIGS if c[0] != "sink"]
@@ -241,6 +243,8 @@ def engine_value(v, t):
         return bool(v)
     if isinstance(t, (SeqT, ArrayT)):
         return [engine_value(x, t.elem) for x in v]
+    if isinstance(t, RatT):  # an exact fraction (to_python gives whole ones as ints)
+        return int(v) if Fraction(v).denominator == 1 else Fraction(v)
     return int(v)
 
 
@@ -304,11 +308,11 @@ class Checker:
             for q in range(n):
                 with enc.asking() as obligations:
                     value = enc.score(num(q))
-                self.compare(f"score({q})", value, obligations, lambda q=q: m._score(s, q), IntT(-10**9, 10**9))
+                self.compare(f"score({q})", value, obligations, lambda q=q: m._score(s, q), RatT(-10**9, 10**9))
                 with enc.asking() as obligations:
                     value = enc.returns(num(q))
                 self.compare(f"returns({q})", value, obligations, lambda q=q: m._returns(s)[q],
-                             IntT(-10**9, 10**9))
+                             RatT(-10**9, 10**9))  # whole numbers or exact fractions
             with enc.asking() as obligations:
                 value = enc.winners()
             self.compare("winners", value, obligations, lambda: m._winners(s), IntT(0, 2**n))

@@ -47,6 +47,7 @@ CONFIGS = [
     ("ramen_ink", 3, {"stylist_counting": "one_per_kind", "bonus_optional": "false"}),
     ("wasabi", 2, {"turn_limit": "60"}), ("wasabi", 3, {"wasabi_shape": "line", "diagonals": "true"}),
     ("wasabi", 4, {"pantry_limits": "false", "actions_complete": "false"}),
+    ("pig", 3, {"winscore": "10", "piglet": "true", "diceoutcomes": "3"}),
 ]
 CAP = 600  # models enumerated per move before switching to pinned checks (see test_capped_enumeration_agrees)
 PINNED_SAMPLE = 40  # in-domain parameter tuples outside the engine's set, checked pinned, when capped

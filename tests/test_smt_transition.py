@@ -102,6 +102,7 @@ CONFIGS = [
     ("ramen_ink", 2, {}), ("ramen_ink", 4, {"drawing_order": "from_first"}),
     ("wasabi", 2, {"turn_limit": "60"}), ("wasabi", 3, {"wasabi_shape": "line", "diagonals": "true"}),
     ("stmts", 2, {}), ("stmts", 3, {}),
+    ("pig", 3, {"winscore": "10", "piglet": "true", "diceoutcomes": "3"}),
 ]
 SEEDS = 6
 STATES_PER_SEED = 2

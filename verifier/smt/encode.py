@@ -584,6 +584,8 @@ def literal(t: Type, value, n: int):
         return tuple(literal(t.elem, x, n) for x in value)
     if isinstance(t, StrT):
         raise NotEncoded("text has no Z3 value")
+    if isinstance(t, RatT):
+        return fraction_value(value)
     return num(int(value))
 
 
