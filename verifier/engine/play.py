@@ -19,9 +19,7 @@ def random_step(state: GameState, rng: random.Random) -> None:
     """Apply one random step: a chance outcome by its probability, or random moves."""
     player = state.current_player()
     if player == CHANCE:
-        outcomes = state.chance_outcomes()
-        actions = [a for a, _ in outcomes]
-        state.apply_action(actions[rng.randrange(len(actions))])
+        state.apply_action(state.sample_chance(rng))
         return
     if player == SIMULTANEOUS:
         joint = []

@@ -233,6 +233,14 @@ class GameState:
         p = Fraction(1, len(values))
         return [(v - lo, p) for v in values]
 
+    def sample_chance(self, rng) -> int:
+        """A chance outcome drawn with its probability; a uniform node draws with one
+        `randrange`, as it always has (seeded games of uniform specs stay the same)."""
+        outcomes = self.exact_chance_outcomes()
+        if len({p for _, p in outcomes}) == 1:
+            return outcomes[rng.randrange(len(outcomes))][0]
+        return rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+
     def apply_action(self, action: int) -> None:
         if self.s.memo:  # memoised definitions are valid for one call only
             self.s.memo = {}

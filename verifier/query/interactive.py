@@ -137,8 +137,7 @@ class Session:
         while not gs.is_terminal():
             who = gs.current_player()
             if who == CHANCE:
-                outcomes = [a for a, _ in gs.chance_outcomes()]
-                step = outcomes[self.rng.randrange(len(outcomes))]
+                step = gs.sample_chance(self.rng)
                 self.say(f"chance: {step_text(gs, step)}")
                 self.apply(step)
             elif who == SIMULTANEOUS:

@@ -214,8 +214,7 @@ def _play_game(game: Game, policy, rng, max_moves: int, tally: dict, outcome, na
     while not state.is_terminal() and len(state.history) < max_moves:
         player = state.current_player()
         if player == CHANCE:
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            state.apply_action(state.sample_chance(rng))
             draws += 1
             continue
         decisions += 1
