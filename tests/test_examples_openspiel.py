@@ -85,6 +85,10 @@ CASES = [
     Case("dots_and_boxes", "dots_and_boxes", {"num_rows": 3, "num_cols": 4, "utility_margin": True},
          {"num_rows": 3, "num_cols": 4, "utility_margin": "true"},
          mutation=("    if size(completed) == 0 {", "    if size(completed) <= 1 {")),
+    Case("hex", "hex", {"board_size": 5}, {"board_size": 5},
+         mutation=("const DC: seq of -1..1 max 6 = [0, 1, -1, 1, -1, 0]", "const DC: seq of -1..1 max 6 = [0, -1, -1, 1, 1, 0]")),
+    Case("hex", "hex", {"board_size": 11}, {}, games=GAMES // 6,
+         mutation=("if m == x then any(j in group: r(j) == 0)", "if m == o then any(j in group: r(j) == 0)")),
 ]
 
 
