@@ -940,6 +940,10 @@ class TypeChecker(DocsChecks):
     def check_assignable(self, target, value, node) -> None:
         if target is None or value is None:
             return
+        if isinstance(value, RatT) and is_int_like(target):
+            self.err(node.span, f"a fraction ({value}) cannot be stored as a whole number ({target})",
+                     "'//' divides whole numbers, rounding down", code="rational")
+            return
         if not assignable(target, value):
             self.err(node.span, f"expected {target}, got {value}", code="type")
             return
@@ -948,7 +952,7 @@ class TypeChecker(DocsChecks):
             vlo, vhi = num_bounds(value, self.max_players)
             if vhi < tlo or vlo > thi:
                 value_text = str(vlo) if vlo == vhi else f"a value in {vlo}..{vhi}"
-                bounds = "" if isinstance(target, IntT) else f" ({tlo}..{thi})"
+                bounds = "" if isinstance(target, (IntT, RatT)) else f" ({tlo}..{thi})"
                 self.err(node.span, f"{value_text} can never fit in {target}{bounds}", code="range")
 
     def iter_type(self, e) -> Type | None:

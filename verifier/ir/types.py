@@ -61,7 +61,7 @@ class RatT(Type):
     hi: Fraction | int
 
     def __str__(self) -> str:
-        return f"rational {self.lo}..{self.hi}"
+        return f"rational {self.lo}" if self.lo == self.hi else f"rational {self.lo}..{self.hi}"
 
 
 @dataclass(frozen=True)
