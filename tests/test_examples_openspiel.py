@@ -89,6 +89,10 @@ CASES = [
          mutation=("const DC: seq of -1..1 max 6 = [0, 1, -1, 1, -1, 0]", "const DC: seq of -1..1 max 6 = [0, -1, -1, 1, 1, 0]")),
     Case("hex", "hex", {"board_size": 11}, {}, games=GAMES // 6,
          mutation=("if m == x then any(j in group: r(j) == 0)", "if m == o then any(j in group: r(j) == 0)")),
+    Case("clobber", "clobber", mutation=("const DC: seq of -1..1 max 4 = [0, 1, 0, -1]",
+                                         "const DC: seq of -1..1 max 4 = [0, -1, 0, 1]")),
+    Case("clobber", "clobber", {"rows": 4, "columns": 5}, {"rows": 4, "columns": 5},
+         mutation=("        board[i] = empty\n", "")),
 ]
 
 
