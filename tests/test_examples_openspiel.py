@@ -93,6 +93,9 @@ CASES = [
                                          "const DC: seq of -1..1 max 4 = [0, -1, 0, 1]")),
     Case("clobber", "clobber", {"rows": 4, "columns": 5}, {"rows": 4, "columns": 5},
          mutation=("        board[i] = empty\n", "")),
+    Case("catch", "catch", players=1, mutation=("paddle = columns // 2", "paddle = columns // 2 + 1")),
+    Case("catch", "catch", {"rows": 5, "columns": 3}, {"rows": 5, "columns": 3}, players=1,
+         mutation=("least(greatest(paddle + m - 1, 0), columns - 1)", "least(greatest(paddle + m - 1, 0), columns)")),
 ]
 
 
