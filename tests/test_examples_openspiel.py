@@ -96,6 +96,7 @@ CASES = [
     Case("catch", "catch", players=1, mutation=("paddle = columns // 2", "paddle = columns // 2 + 1")),
     Case("catch", "catch", {"rows": 5, "columns": 3}, {"rows": 5, "columns": 3}, players=1,
          mutation=("least(greatest(paddle + m - 1, 0), columns - 1)", "least(greatest(paddle + m - 1, 0), columns)")),
+    Case("mancala", "mancala", mutation=("board[at] == 1 and own_pit(turn, at)", "board[at] == 1")),
 ]
 
 
