@@ -185,12 +185,19 @@ def test_bad_spec_raises_value_error(tmp_path):
         load(bad)
 
 
-def test_max_game_length_is_the_loops_bound_when_there_is_one(tmp_path):
-    # tic-tac-toe: a measured loop of at most 9 + 1 turns; a spec with an unmeasured `while`
-    # falls back to the estimate from random play (4x the longest game)
-    assert load(TICTACTOE).max_game_length() == 10
+def test_max_game_length_counts_decisions_of_the_game_as_loaded(tmp_path, monkeypatch):
+    # tic-tac-toe: the census walks all 5,478 states, so the length is exact (9, as pyspiel's),
+    # not the loops' bound (10); a spec with an unmeasured `while` and no census falls back to
+    # the estimate from random play (4x the longest game)
+    assert load(TICTACTOE).max_game_length() == 9
     spec = tmp_path / "loop.rules"
     spec.write_text('game loop "Loop"\nplayers 2\nvar turn: Player = 0\nvar n: 0..9 = 0\n'
                     'flow {\n  while n < 3 {\n    choose turn { move go() "goes" { n += 1 } }\n  }\n}\n'
                     'outcome { score p: n }\n')
-    assert load(spec).max_game_length() == 4 * 3
+    assert load(spec).max_game_length() == 3
+    assert load(spec).metadata["how"]["max_game_length"] == "census"
+    import verifier.openspiel_metadata as metadata
+    monkeypatch.setattr(metadata, "CENSUS_MAX_STATES", 2)
+    spec.write_text(spec.read_text() + "# no census\n")
+    game = load(spec)
+    assert game.metadata["how"]["max_game_length"] == "estimate" and game.max_game_length() == 4 * 3

@@ -1,84 +1,111 @@
 """OpenSpiel adapter: a compiled rulebook spec as a `pyspiel.Game`.
 
-    from verifier.openspiel import load
-    game = load("spec/examples/goofspiel.rules", players=3)
-    state = game.new_initial_state()          # a pyspiel.State
+    from verifier.openspiel import load, register
+    game = load("spec/examples/goofspiel.rules", players=3)     # a pyspiel.Game
+    register("spec/ramen_ink.rules")                           # -> "rulebook_ramen_ink"
+    pyspiel.load_game("rulebook_ramen_ink", {"players": 3})
 
-`load` compiles the spec (once per spec text), wraps the runtime `Game` in a
-`pyspiel.Game` subclass and registers it with pyspiel under a short name of
-the form ``rulebook_<game>_<n>p_<hash>``, so that everything OpenSpiel does by
-name works: `pyspiel.load_game(short_name)`, `serialize_game_and_state`,
-`random_sim_test(serialize=True)`, pickling games and states.  The hash covers
-the spec's text, the player count, the option values and `max_game_length`,
-so a changed spec gets a new name; loading the same combination again reuses
-the registered name (pyspiel cannot unregister games).
+`register` compiles a spec (once per spec text) and registers it with pyspiel under the stable
+name ``rulebook_<game>``; its parameters are `players` (default: the spec's minimum), one per
+option (bool, int or the enum item's name; default: the option's `finite` value if it has one,
+else its default) and `max_game_length` (0: derive it).  A second, different spec text with the
+same game name gets ``rulebook_<game>_<hash>`` (pyspiel cannot unregister a name).  `load`
+registers and calls `pyspiel.load_game` with the player count and options given.  Bad
+parameters get OpenSpiel's own error (unknown name, wrong type) or a ValueError saying what the
+spec accepts.  Everything OpenSpiel does by name then works: `serialize_game_and_state`,
+`random_sim_test(serialize=True)`, pickling games and states.
 
-How the OpenSpiel game description is filled in:
+How the GameType and GameInfo are filled in (`openspiel_metadata.py` finds the figures; the
+manual's "OpenSpiel" section says the same for users):
 
-* dynamics: SIMULTANEOUS if the flow has any `simultaneous` decision, else
-  SEQUENTIAL; chance mode EXPLICIT_STOCHASTIC if the spec has chance draws.
-* information: IMPERFECT_INFORMATION if any state variable is not `public`,
-  or the game has simultaneous moves or chance draws (conservative), else
-  PERFECT_INFORMATION.  Utility: GENERAL_SUM (we do not prove zero-sum).
-* min/max utility: the integer range the type checker infers for the
-  `returns` expression (or for `score` when there is no `returns` clause);
-  when it infers none, the range seen in random play widened fourfold around
-  zero.  Either way it is widened to cover every return seen in random play.
-* max_game_length: the `max_game_length=` argument if given; otherwise the
-  bound read off the flow's loops (`verifier/verify/length.py`: a `for` runs
-  at most its collection's capacity, a `while` with a measure at most
-  hi(measure)+1 times; the engine checks measures as it runs, so no game it
-  completes is longer), decisions plus chance draws; when a `while` has no
-  measure, an *estimate*: 4x the longest of 50 seeded random games (not a
-  proof: such a game may have no bound at all).
+* dynamics: SIMULTANEOUS if the flow has any `simultaneous` decision, else SEQUENTIAL; chance
+  mode EXPLICIT_STOCHASTIC if the spec has chance draws, else DETERMINISTIC.
+* the figures of the game as loaded come from a census, an exhaustive walk over its distinct
+  states (at most `CENSUS_MAX_STATES`), when it finishes: `max_game_length` (decision nodes on
+  the longest game), `num_distinct_actions` (1 + the highest legal action id),
+  `max_chance_outcomes` (1 + the highest outcome id), min/max utility (the returns' range)
+  and perfect information (every mover's observation identifies the state).
+* otherwise, sound bounds: the flow's loops bound with the options' loaded values, the action
+  and outcome ids' declared ranges, the returns' inferred range; an `estimate` (4x the longest of
+  50 seeded random games) only where the flow has a `while` without a measure.
+* information: IMPERFECT if a decision is simultaneous or a state variable is not `public`;
+  otherwise the census's answer, or without one, IMPERFECT only if a flow variable holds a chance
+  draw or a move's doing (public chance is perfect information).  Utility: GENERAL_SUM.
+* tensors (`openspiel_tensors.py`): the observation and information-state tensors show what the
+  strings show, laid out from the variables' types; their shapes are in the game's info.
 
-Observations are strings only (no tensors): the observation string is the
-runtime's `observation_string(player)` (public state plus the player's own
-private state) and the information-state string is the runtime's
-`information_state_string(player)`.
-
-Serialisation: pyspiel serialises a Python state by pickling its `__dict__`
-and clones it by deep-copying it.  The only attribute our state keeps is a
-`_Box` holding the runtime `GameState`; it deep-copies with the runtime's fast
-`clone()` and pickles as the runtime's JSON (the history, replayed and
-validated on load), so the generated engine module itself is never pickled.
+Serialisation: pyspiel serialises a Python state by pickling its `__dict__` and clones it by
+deep-copying it.  The only attribute our state keeps is a `_Box` holding the runtime
+`GameState`; it deep-copies with the runtime's fast `clone()` and pickles as the runtime's JSON
+(the history, replayed and validated on load), so the generated engine module itself is never
+pickled.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import random
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pyspiel
 
 from .diagnostics import SpecError, Sources, Span, render
 from .engine.lib import RuleError
 from .engine.play import random_step
-from .engine.runtime import Engine, Game as RuntimeGame, GameState
+from .engine.runtime import CHANCE, Engine, Game as RuntimeGame, GameState
 from .frontend import load_program
 from .ir.types import BoolT, IntT
-from .verify.length import max_length
+from .openspiel_metadata import census, static_information, static_length
+from .openspiel_tensors import Encoder
 
 ESTIMATE_GAMES = 50           # random games played to estimate max_game_length (4x the longest)
 ESTIMATE_FACTOR = 4           # ... and the safety factor applied to the longest
 ESTIMATE_SEED = 20240611      # fixed, so the same spec always gets the same GameInfo
 ESTIMATE_MAX_STEPS = 100_000  # a random game longer than this is reported as not ending
+RESERVED_PARAMETERS = ("players", "max_game_length")  # OpenSpiel parameters that are not options
 
 _ENGINES: dict[str, Engine] = {}        # sha256 of the spec text -> compiled engine
-_REGISTERED: dict[str, "_Entry"] = {}   # short name -> what its factory builds
+_SPECS: dict[str, "_Spec"] = {}         # registered short name -> its spec
+_NAME_OF: dict[str, str] = {}           # sha256 of the spec text -> registered short name
 
 
 @dataclass
-class _Entry:
+class _Spec:
+    """One registered spec text: its engine and the parameters OpenSpiel knows it by."""
+
     short_name: str
+    path: str          # absolute: to register it again in another process (unpickling)
+    engine: Engine
+    game_type: pyspiel.GameType
+    defaults: dict     # parameter -> default value
+    loaded: dict = field(default_factory=dict)  # canonical parameters (JSON) -> _Loaded
+
+
+@dataclass
+class _Loaded:
+    """One parameter setting of a registered spec: what its pyspiel games are built from."""
+
+    spec: _Spec
+    params: dict
     runtime_game: RuntimeGame
     game_type: pyspiel.GameType
     game_info: pyspiel.GameInfo
-    load_args: tuple  # (absolute spec path, players, options, max_game_length): to rebuild elsewhere
-    estimate: dict    # what random play observed (for documentation and tests)
+    metadata: dict     # each figure of the GameInfo and GameType, and how it was found
+    encoders: dict = field(default_factory=dict)  # (public, private, perfect recall) -> Encoder
+
+    def encoder(self, public: bool, private: str, perfect_recall: bool) -> Encoder:
+        key = (public, private, perfect_recall)
+        if key not in self.encoders:
+            m = self.metadata
+            self.encoders[key] = Encoder(self.runtime_game.engine.program, self.runtime_game.num_players,
+                                         public=public, private=private,
+                                         own_moves=m["own_moves"] if perfect_recall else None,
+                                         num_actions=m["num_distinct_actions"])
+        return self.encoders[key]
 
 
 # ---------------------------------------------------------------- loading
@@ -111,6 +138,185 @@ def _engine_for(spec_path: str) -> tuple[Engine, str]:
     return engine, digest
 
 
+def register(spec_path) -> str:
+    """Compile `spec_path` and register it with pyspiel; returns its short name,
+    ``rulebook_<game>`` unless a different spec text already holds that name."""
+    spec_path = str(spec_path)
+    engine, digest = _engine_for(spec_path)
+    if digest in _NAME_OF:
+        return _NAME_OF[digest]
+    m = engine.module
+    clash = [name for name in m.OPTION_KINDS if name in RESERVED_PARAMETERS]
+    if clash:
+        raise ValueError(f"{spec_path}: option {clash[0]!r} has the name of an OpenSpiel parameter of every "
+                         f"rulebook game ({', '.join(RESERVED_PARAMETERS)}); rename the option")
+    short_name = f"rulebook_{m.GAME_NAME}"
+    if short_name in _SPECS or short_name in pyspiel.registered_names():
+        short_name = f"{short_name}_{digest[:10]}"
+        if short_name in pyspiel.registered_names() and short_name not in _SPECS:
+            raise ValueError(f"pyspiel already has a game named {short_name!r} that this adapter did not register")
+    defaults = {"players": m.MIN_PLAYERS, "max_game_length": 0}
+    for name, value in {**m.OPTIONS, **m.OPTION_FINITE}.items():
+        kind = m.OPTION_KINDS[name]
+        defaults[name] = kind[1 + value] if kind[0] == "enum" else value
+    spec = _Spec(short_name, str(Path(spec_path).resolve()), engine,
+                 _game_type(short_name, engine, m.MIN_PLAYERS, m.MAX_PLAYERS, defaults,
+                            static_information(engine.program) and not _simultaneous(engine)), defaults)
+    # The factory pyspiel keeps is a class, as in OpenSpiel's own Python games: pyspiel's
+    # registry outlives the interpreter, and dropping its last reference to a plain
+    # function (a lambda) at process exit, without the GIL, aborts Python.  A class sits
+    # in a reference cycle (its __mro__), so that last release never frees it.
+    factory = type(f"RulebookGame_{short_name}", (RulebookGame,), {"_spec": spec})
+    _SPECS[short_name] = spec
+    _NAME_OF[digest] = short_name
+    pyspiel.register_game(spec.game_type, factory)
+    return short_name
+
+
+def load(spec_path, players: int | None = None, *, max_game_length: int | None = None,
+         **options) -> pyspiel.Game:
+    """Register `spec_path` and return one of its games as a `pyspiel.Game`.
+
+    `players` defaults to the spec's minimum; keyword `options` set spec
+    options (NAME=VALUE, as `rulebook play --option`).  Raises ValueError with
+    the rendered diagnostics for a bad spec, player count or option.
+    """
+    short_name = register(spec_path)
+    spec = _SPECS[short_name]
+    params: dict = {}
+    if players is not None:
+        params["players"] = players
+    if max_game_length is not None:
+        if isinstance(max_game_length, bool) or not isinstance(max_game_length, int) or max_game_length < 1:
+            raise ValueError(f"max_game_length must be a positive whole number, not {max_game_length!r}")
+        params["max_game_length"] = max_game_length
+    for name, raw in options.items():
+        params[name] = _option_parameter(spec, name, raw)
+    return pyspiel.load_game(short_name, params)
+
+
+def _option_parameter(spec: _Spec, name: str, raw):
+    """An option's value as the OpenSpiel parameter type (NAME=VALUE strings are accepted)."""
+    kind = spec.engine.module.OPTION_KINDS.get(name)
+    if kind is None:
+        try:  # the runtime says what the spec's options are
+            RuntimeGame(spec.engine, None, {name: raw})
+        except SpecError as exc:
+            raise ValueError(_render(exc)) from None
+    try:
+        value = _runtime_game(spec, {name: raw}).option_values[name]
+    except SpecError as exc:
+        raise ValueError(_render(exc)) from None
+    return kind[1 + value] if kind[0] == "enum" else value
+
+
+def _runtime_game(spec: _Spec, options: dict, players: int | None = None) -> RuntimeGame:
+    return RuntimeGame(spec.engine, players, options, bounded=True)  # OpenSpiel needs games that end
+
+
+def _simultaneous(engine: Engine) -> bool:
+    return any(d[0] == "simultaneous" for d in engine.module.DECISIONS)
+
+
+def _game_type(short_name: str, engine: Engine, min_players: int, max_players: int, defaults: dict,
+               perfect: bool) -> pyspiel.GameType:
+    m = engine.module
+    GT = pyspiel.GameType
+    players = f"{min_players} players" if min_players == max_players else f"{min_players}-{max_players} players"
+    return GT(
+        short_name=short_name,
+        long_name=f"rulebook {m.GAME_TITLE} ({players})",
+        dynamics=GT.Dynamics.SIMULTANEOUS if _simultaneous(engine) else GT.Dynamics.SEQUENTIAL,
+        chance_mode=GT.ChanceMode.EXPLICIT_STOCHASTIC if m.MAX_CHANCE_OUTCOMES else GT.ChanceMode.DETERMINISTIC,
+        information=GT.Information.PERFECT_INFORMATION if perfect else GT.Information.IMPERFECT_INFORMATION,
+        utility=GT.Utility.GENERAL_SUM,
+        reward_model=GT.RewardModel.TERMINAL,
+        max_num_players=max_players,
+        min_num_players=min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=defaults,
+    )
+
+
+def _loaded(spec: _Spec, params: dict) -> _Loaded:
+    full = {**spec.defaults, **(params or {})}
+    key = json.dumps(sorted(full.items()))
+    if key in spec.loaded:
+        return spec.loaded[key]
+    options = {name: value for name, value in full.items() if name not in RESERVED_PARAMETERS}
+    try:
+        rgame = _runtime_game(spec, options, full["players"])
+    except SpecError as exc:
+        raise ValueError(_render(exc)) from None
+    given = full["max_game_length"]
+    if isinstance(given, bool) or not isinstance(given, int) or given < 0:
+        raise ValueError(f"max_game_length must be a positive whole number (0: derive it), not {given!r}")
+    metadata = _metadata(rgame, given or None)
+    info = pyspiel.GameInfo(
+        num_distinct_actions=metadata["num_distinct_actions"],
+        max_chance_outcomes=metadata["max_chance_outcomes"],
+        num_players=rgame.num_players,
+        min_utility=metadata["min_utility"],
+        max_utility=metadata["max_utility"],
+        utility_sum=None,
+        max_game_length=metadata["max_game_length"],
+    )
+    game_type = _game_type(spec.short_name, spec.engine, spec.game_type.min_num_players,
+                           spec.game_type.max_num_players, spec.defaults, metadata["perfect_information"])
+    loaded = spec.loaded[key] = _Loaded(spec, full, rgame, game_type, info, metadata)
+    return loaded
+
+
+# ---------------------------------------------------------------- the figures
+
+def _metadata(rgame: RuntimeGame, given_length: int | None) -> dict:
+    """Every figure of the GameInfo, and `how` each was found (for the docs and tests)."""
+    m = rgame.module
+    program = rgame.engine.program
+    found = census(rgame)
+    how: dict = {}
+    out: dict = {"how": how, "census_states": found.states if found else None}
+    if found is not None:
+        out["num_distinct_actions"] = max(1, found.actions)
+        out["max_chance_outcomes"] = found.chance_outcomes
+        out["min_utility"], out["max_utility"] = _proper_range(found.min_return, found.max_return)
+        out["max_game_length"] = max(1, found.longest)
+        out["own_moves"] = found.own_moves
+        out["perfect_information"] = found.perfect and static_information(program) and not _simultaneous(rgame.engine)
+        how.update(dict.fromkeys(("num_distinct_actions", "max_chance_outcomes", "utility", "max_game_length",
+                                  "perfect_information"), "census"))
+    else:
+        out["num_distinct_actions"] = m.NUM_ACTIONS
+        out["max_chance_outcomes"] = m.MAX_CHANCE_OUTCOMES
+        how["num_distinct_actions"] = how["max_chance_outcomes"] = "declared"
+        out["perfect_information"] = static_information(program) and not _simultaneous(rgame.engine)
+        how["perfect_information"] = "static"
+        loops = static_length(rgame)
+        # random play: for a length where the loops give none, or for the returns' range where
+        # the type checker infers none (it also checks an inferred range against what play returns)
+        estimate = _estimate(rgame) if loops is None or _static_utility_bounds(rgame.engine) is None else None
+        if loops is not None:
+            out["max_game_length"] = max(1, loops)
+            how["max_game_length"] = "loops"
+        else:
+            out["max_game_length"] = max(1, ESTIMATE_FACTOR * estimate["longest"])
+            how["max_game_length"] = "estimate"
+        out["own_moves"] = out["max_game_length"]
+        out["min_utility"], out["max_utility"], how["utility"] = _utility_bounds(rgame, estimate)
+        out["estimate"] = estimate
+    if given_length is not None:
+        out["max_game_length"] = out["own_moves"] = given_length
+        how["max_game_length"] = "given"
+    return out
+
+
+def _proper_range(lo: float, hi: float) -> tuple[float, float]:
+    return (float(lo), float(hi)) if lo < hi else (float(lo), float(lo) + 1.0)  # OpenSpiel requires min < max
+
+
 def _static_utility_bounds(engine: Engine) -> tuple[float, float] | None:
     """The range the type checker infers for the returns (or score) expression."""
     program = engine.program
@@ -130,122 +336,35 @@ def _static_utility_bounds(engine: Engine) -> tuple[float, float] | None:
 
 
 def _estimate(rgame: RuntimeGame) -> dict:
-    """Play seeded random games; the longest length and the range of returns."""
+    """Play seeded random games; the most decisions in one and the range of returns."""
     rng = random.Random(ESTIMATE_SEED)
     longest, lo, hi = 0, None, None
-    for _ in range(ESTIMATE_GAMES):
-        state = rgame.new_initial_state()
-        steps = 0
-        while not state.is_terminal():
-            if steps >= ESTIMATE_MAX_STEPS:
-                raise ValueError(f"{rgame.module.GAME_TITLE}: a random game did not end within "
-                                 f"{ESTIMATE_MAX_STEPS} steps; pass max_game_length=N to load()")
-            random_step(state, rng)
-            steps += 1
-        longest = max(longest, steps)
-        for r in state.returns():
-            lo = r if lo is None else min(lo, r)
-            hi = r if hi is None else max(hi, r)
+    try:
+        for _ in range(ESTIMATE_GAMES):
+            state = rgame.new_initial_state()
+            steps = decisions = 0
+            while not state.is_terminal():
+                if steps >= ESTIMATE_MAX_STEPS:
+                    raise ValueError(f"{rgame.module.GAME_TITLE}: a random game did not end within "
+                                     f"{ESTIMATE_MAX_STEPS} steps; pass max_game_length=N to load()")
+                decisions += state.current_player() != CHANCE
+                random_step(state, rng)
+                steps += 1
+            longest = max(longest, decisions)
+            for r in state.returns():
+                lo = r if lo is None else min(lo, r)
+                hi = r if hi is None else max(hi, r)
+    except RuleError as exc:
+        raise ValueError(f"{rgame.module.GAME_TITLE}: random play hit a rule error: {exc}") from None
     return {"games": ESTIMATE_GAMES, "longest": longest, "min_return": lo, "max_return": hi}
 
 
-def _game_type(short_name: str, rgame: RuntimeGame) -> pyspiel.GameType:
-    m = rgame.module
-    simultaneous = any(d[0] == "simultaneous" for d in m.DECISIONS)
-    chance = m.MAX_CHANCE_OUTCOMES > 0
-    hidden = any(d.visibility != "public" for d in rgame.engine.program.vars.values())
-    GT = pyspiel.GameType
-    n = rgame.num_players
-    return GT(
-        short_name=short_name,
-        long_name=f"rulebook {m.GAME_TITLE} ({n} players)",
-        dynamics=GT.Dynamics.SIMULTANEOUS if simultaneous else GT.Dynamics.SEQUENTIAL,
-        chance_mode=GT.ChanceMode.EXPLICIT_STOCHASTIC if chance else GT.ChanceMode.DETERMINISTIC,
-        information=(GT.Information.IMPERFECT_INFORMATION if hidden or simultaneous or chance
-                     else GT.Information.PERFECT_INFORMATION),
-        utility=GT.Utility.GENERAL_SUM,
-        reward_model=GT.RewardModel.TERMINAL,
-        max_num_players=n,
-        min_num_players=n,
-        provides_information_state_string=True,
-        provides_information_state_tensor=False,
-        provides_observation_string=True,
-        provides_observation_tensor=False,
-        parameter_specification={},
-    )
-
-
-def load(spec_path, players: int | None = None, *, max_game_length: int | None = None,
-         **options) -> pyspiel.Game:
-    """Compile `spec_path` and return it as a registered `pyspiel.Game`.
-
-    `players` defaults to the spec's minimum; keyword `options` set spec
-    options (NAME=VALUE, as `rulebook play --option`).  Raises ValueError with
-    the rendered diagnostics for a bad spec, player count or option.
-    """
-    spec_path = str(spec_path)
-    engine, digest = _engine_for(spec_path)
-    try:
-        rgame = RuntimeGame(engine, players, options, bounded=True)  # OpenSpiel needs games that end
-    except SpecError as exc:
-        raise ValueError(_render(exc)) from None
-    if max_game_length is not None and (not isinstance(max_game_length, int) or max_game_length < 1):
-        raise ValueError(f"max_game_length must be a positive whole number, not {max_game_length!r}")
-    n = rgame.num_players
-    opts = rgame.option_strings()
-    key = json.dumps([digest, n, sorted(opts.items()), max_game_length])
-    short_name = f"rulebook_{engine.module.GAME_NAME}_{n}p_{hashlib.sha256(key.encode()).hexdigest()[:10]}"
-    if short_name not in _REGISTERED:
-        if short_name in pyspiel.registered_names():
-            raise ValueError(f"pyspiel already has a game named {short_name!r} that this adapter did not register")
-        _register(short_name, rgame, max_game_length,
-                  (str(Path(spec_path).resolve()), n, opts, max_game_length))
-    return pyspiel.load_game(short_name)
-
-
-def _register(short_name: str, rgame: RuntimeGame, max_game_length: int | None, load_args: tuple) -> None:
-    m = rgame.module
-    try:
-        estimate = _estimate(rgame) if max_game_length is None else None
-    except RuleError as exc:
-        raise ValueError(f"{m.GAME_TITLE}: random play hit a rule error: {exc}") from None
-    if max_game_length is None:
-        bound = max_length(rgame.engine.program, rgame.num_players)
-        if bound.decisions is not None and bound.chance is not None:
-            # the flow's loops bound every game the engine can run (it checks loop measures as
-            # it goes); the longest random game can only confirm it
-            max_game_length = max(1, bound.decisions + bound.chance, estimate["longest"])
-            estimate["bound"] = "loops"
-        else:
-            max_game_length = max(1, ESTIMATE_FACTOR * estimate["longest"])
-            estimate["bound"] = "estimate"
-        utility = _utility_bounds(rgame, estimate)
-    else:
-        utility = _utility_bounds(rgame, None)
-    info = pyspiel.GameInfo(
-        num_distinct_actions=m.NUM_ACTIONS,
-        max_chance_outcomes=m.MAX_CHANCE_OUTCOMES,
-        num_players=rgame.num_players,
-        min_utility=utility[0],
-        max_utility=utility[1],
-        utility_sum=None,
-        max_game_length=max_game_length,
-    )
-    entry = _Entry(short_name, rgame, _game_type(short_name, rgame), info, load_args, estimate or {})
-    # The factory pyspiel keeps is a class, as in OpenSpiel's own Python games: pyspiel's
-    # registry outlives the interpreter, and dropping its last reference to a plain
-    # function (a lambda) at process exit, without the GIL, aborts Python.  A class sits
-    # in a reference cycle (its __mro__), so that last release never frees it.
-    factory = type(f"RulebookGame_{short_name}", (RulebookGame,), {"_entry": entry})
-    _REGISTERED[short_name] = entry
-    pyspiel.register_game(entry.game_type, factory)
-
-
-def _utility_bounds(rgame: RuntimeGame, estimate: dict | None) -> tuple[float, float]:
+def _utility_bounds(rgame: RuntimeGame, estimate: dict | None) -> tuple[float, float, str]:
     static = _static_utility_bounds(rgame.engine)
     seen = None
     if estimate and estimate["min_return"] is not None:
         seen = (estimate["min_return"], estimate["max_return"])
+    how = "inferred"
     if static is not None:
         lo, hi = static
         if seen is not None and (seen[0] < lo or seen[1] > hi):
@@ -254,100 +373,96 @@ def _utility_bounds(rgame: RuntimeGame, estimate: dict | None) -> tuple[float, f
             lo, hi = min(lo, seen[0]), max(hi, seen[1])
     elif seen is not None:
         size = max(1.0, abs(seen[0]), abs(seen[1]))
-        lo, hi = -ESTIMATE_FACTOR * size, ESTIMATE_FACTOR * size
+        lo, hi, how = -ESTIMATE_FACTOR * size, ESTIMATE_FACTOR * size, "estimate"
     else:
-        lo, hi = -1.0, 1.0
-    if lo >= hi:  # OpenSpiel requires min < max
-        hi = lo + 1.0
-    return float(lo), float(hi)
+        lo, hi, how = -1.0, 1.0, "none"
+    return (*_proper_range(lo, hi), how)
 
 
-def registered_games() -> dict[str, tuple]:
-    """Short names this process registered, with the load() arguments behind each."""
-    return {name: e.load_args for name, e in _REGISTERED.items()}
+def registered_games() -> dict[str, str]:
+    """Short names this process registered, with the spec file behind each."""
+    return {name: spec.path for name, spec in _SPECS.items()}
 
 
 # ---------------------------------------------------------------- game and state
 
 class RulebookGame(pyspiel.Game):
-    """A compiled rulebook spec with fixed player count and options.
+    """One registered spec; each instance is one parameter setting.
 
-    Each registered short name gets a subclass whose `_entry` says what to build.
+    Each registered short name gets a subclass whose `_spec` says what to build.
     """
 
-    _entry: _Entry | None = None
+    _spec: _Spec | None = None
 
     def __init__(self, params=None):
-        if self._entry is None:
-            raise TypeError("use verifier.openspiel.load() to make a rulebook game")
-        super().__init__(self._entry.game_type, self._entry.game_info, params or {})
+        if self._spec is None:
+            raise TypeError("use verifier.openspiel.register() or load() to make a rulebook game")
+        self._loaded = _loaded(self._spec, params or {})
+        super().__init__(self._loaded.game_type, self._loaded.game_info, self._loaded.params)
 
-    def __reduce__(self):  # pickle by name and load() arguments, not by the per-name class
-        return _load_registered, (self._entry.short_name, self._entry.load_args)
+    def __reduce__(self):  # pickle by spec file and parameters, not by the per-name class
+        return _load_registered, (self._spec.short_name, self._spec.path, self._loaded.params)
 
     @property
     def runtime_game(self) -> RuntimeGame:
-        return self._entry.runtime_game
+        return self._loaded.runtime_game
 
     @property
-    def estimate(self) -> dict:
-        """What the random-play estimate observed (empty if max_game_length was given)."""
-        return dict(self._entry.estimate)
+    def metadata(self) -> dict:
+        """The GameInfo's figures and how each was found (census, loops, declared, estimate)."""
+        return copy.deepcopy(self._loaded.metadata)
 
     def new_initial_state(self, *args):
         if args:
             raise ValueError("rulebook games start only from the initial state")
-        return RulebookState(self, self._entry)
+        return RulebookState(self, self._loaded)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
-        info_state = iig_obs_type is not None and iig_obs_type.perfect_recall
-        public_only = iig_obs_type is not None and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE
-        return _StringObserver(info_state, public_only)
+        return _Observer(self._loaded, iig_obs_type)
 
 
 class _Box:
     """Holds a runtime GameState: deep-copies by clone(), pickles as its JSON history."""
 
-    __slots__ = ("gs", "short_name")
+    __slots__ = ("gs", "loaded")
 
-    def __init__(self, gs: GameState, short_name: str):
+    def __init__(self, gs: GameState, loaded: _Loaded):
         self.gs = gs
-        self.short_name = short_name
+        self.loaded = loaded
 
     def __deepcopy__(self, memo):
-        return _Box(self.gs.clone(), self.short_name)
+        return _Box(self.gs.clone(), self.loaded)
 
     def __reduce__(self):
-        return _restore_box, (self.short_name, _REGISTERED[self.short_name].load_args, self.gs.to_json())
+        spec = self.loaded.spec
+        return _restore_box, (spec.short_name, spec.path, self.loaded.params, self.gs.to_json())
 
 
-def _ensure_registered(short_name: str, load_args: tuple) -> _Entry:
-    if short_name not in _REGISTERED:  # e.g. unpickled in another process
-        path, players, options, max_game_length = load_args
-        load(path, players, max_game_length=max_game_length, **options)
-        if short_name not in _REGISTERED:
+def _ensure_registered(short_name: str, path: str) -> _Spec:
+    if short_name not in _SPECS:  # e.g. unpickled in another process
+        if register(path) != short_name:
             raise ValueError(f"{path} no longer compiles to {short_name} (has the spec changed?)")
-    return _REGISTERED[short_name]
+    return _SPECS[short_name]
 
 
-def _load_registered(short_name: str, load_args: tuple) -> pyspiel.Game:
-    _ensure_registered(short_name, load_args)
-    return pyspiel.load_game(short_name)
+def _load_registered(short_name: str, path: str, params: dict) -> pyspiel.Game:
+    _ensure_registered(short_name, path)
+    return pyspiel.load_game(short_name, params)
 
 
-def _restore_box(short_name: str, load_args: tuple, text: str) -> _Box:
-    entry = _ensure_registered(short_name, load_args)
-    return _Box(GameState.from_json(entry.runtime_game.engine, text), short_name)
+def _restore_box(short_name: str, path: str, params: dict, text: str) -> _Box:
+    loaded = _loaded(_ensure_registered(short_name, path), params)
+    return _Box(GameState.from_json(loaded.runtime_game.engine, text), loaded)
 
 
 class RulebookState(pyspiel.State):
     """A pyspiel state driving a runtime GameState."""
 
-    def __init__(self, game: RulebookGame, entry: _Entry):
+    def __init__(self, game: RulebookGame, loaded: _Loaded):
         super().__init__(game)
-        self._box = _Box(entry.runtime_game.new_initial_state(), entry.short_name)
+        self._box = _Box(loaded.runtime_game.new_initial_state(), loaded)
 
     @property
     def runtime_state(self) -> GameState:
@@ -386,17 +501,25 @@ class RulebookState(pyspiel.State):
         return str(self._box.gs)
 
 
-class _StringObserver:
-    """PyObserver with strings only: `tensor` is None, so OpenSpiel asks for no tensor."""
+class _Observer:
+    """PyObserver: the strings the runtime writes, and the tensors `openspiel_tensors` lays out.
 
-    def __init__(self, info_state: bool, public_only: bool):
-        self.info_state = info_state
-        self.public_only = public_only
-        self.tensor = None
-        self.dict = {}
+    `iig_obs_type` None is OpenSpiel's default observation (public and own private state);
+    perfect recall adds the player's own moves (the information state)."""
+
+    def __init__(self, loaded: _Loaded, iig_obs_type):
+        P = pyspiel.PrivateInfoType
+        self.info_state = iig_obs_type is not None and iig_obs_type.perfect_recall
+        private_info = iig_obs_type.private_info if iig_obs_type is not None else P.SINGLE_PLAYER
+        public = iig_obs_type is None or iig_obs_type.public_info
+        self.public_only = private_info == P.NONE
+        private = {P.NONE: "none", P.SINGLE_PLAYER: "own", P.ALL_PLAYERS: "all"}[private_info]
+        self.encoder = loaded.encoder(public, private, self.info_state)
+        self.tensor = np.zeros(self.encoder.size, np.float32)
+        self.dict = self.encoder.views(self.tensor)
 
     def set_from(self, state, player):
-        pass
+        self.encoder.fill(self.tensor, state._box.gs, player)
 
     def string_from(self, state, player):
         gs = state._box.gs

@@ -11,6 +11,7 @@ points and adds none. The result is an upper bound, not the exact maximum.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
@@ -27,7 +28,9 @@ class Length:
     unbounded: tuple = ()  # `while` loops around decision points without a measure
 
 
-def max_length(program: Program, n: int) -> Length:
+def max_length(program: Program, n: int, measure_hi: Callable | None = None) -> Length:
+    """`measure_hi(expr)`: a `while` measure's upper bound, when the caller knows a tighter one
+    than its type's (the OpenSpiel adapter fixes the options at their loaded values)."""
     if program.flow is None:
         return Length(0, 0)
     missing: list = []
@@ -44,7 +47,9 @@ def max_length(program: Program, n: int) -> Length:
             return None
         if st.decreases is not None:
             t = program.type_of(st.decreases)
-            return max(0, t.hi + 1) if isinstance(t, IntT) else None
+            if not isinstance(t, IntT):
+                return None
+            return max(0, (measure_hi(st.decreases) if measure_hi else t.hi) + 1)
         missing.append(st)
         return None
 
