@@ -101,6 +101,7 @@ CASES = [
     Case("first_sealed_auction", "first_sealed_auction", {"players": 3, "max_value": 4}, {"max_value": 4}, players=3,
          mutation=("def highest(): Money = max(p in players: bids[p])", "def highest(): Money = min(p in players: bids[p])")),
     Case("tiny_hanabi", "tiny_hanabi", mutation=("  0, 0, 10, 4, 8, 4, 0, 0, 10,", "  0, 0, 10, 4, 8, 4, 0, 0, 0,")),
+    Case("leduc_poker", "leduc_poker", mutation=("then 3 + rank(private[p]) else", "then rank(private[p]) else")),
 ]
 
 
