@@ -102,6 +102,7 @@ CASES = [
          mutation=("def highest(): Money = max(p in players: bids[p])", "def highest(): Money = min(p in players: bids[p])")),
     Case("tiny_hanabi", "tiny_hanabi", mutation=("  0, 0, 10, 4, 8, 4, 0, 0, 10,", "  0, 0, 10, 4, 8, 4, 0, 0, 0,")),
     Case("leduc_poker", "leduc_poker", mutation=("then 3 + rank(private[p]) else", "then rank(private[p]) else")),
+    Case("blackjack", "blackjack", players=1, mutation=("while best(dealer) <= 16", "while best(dealer) <= 15")),
 ]
 
 
