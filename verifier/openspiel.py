@@ -23,14 +23,13 @@ manual's "OpenSpiel" section says the same for users):
 * the figures of the game as loaded come from a census, an exhaustive walk over its distinct
   states (at most `CENSUS_MAX_STATES`), when it finishes: `max_game_length` (decision nodes on
   the longest game), `num_distinct_actions` (1 + the highest legal action id),
-  `max_chance_outcomes` (1 + the highest outcome id), min/max utility (the returns' range)
-  and perfect information (every mover's observation identifies the state).
+  `max_chance_outcomes` (1 + the highest outcome id) and min/max utility (the returns' range).
 * otherwise, sound bounds: the flow's loops bound with the options' loaded values, the action
   and outcome ids' declared ranges, the returns' inferred range; an `estimate` (4x the longest of
   50 seeded random games) only where the flow has a `while` without a measure.
-* information: IMPERFECT if a decision is simultaneous or a state variable is not `public`;
-  otherwise the census's answer, or without one, IMPERFECT only if a flow variable holds a chance
-  draw or a move's doing (public chance is perfect information).  Utility: GENERAL_SUM.
+* information: IMPERFECT if a decision is simultaneous, a state variable is not `public`, or a
+  flow variable (which no observation shows) keeps a chance draw past the next decision point or
+  is set by a move; otherwise PERFECT (public chance is perfect information).  Utility: GENERAL_SUM.
 * tensors (`openspiel_tensors.py`): the observation and information-state tensors show what the
   strings show, laid out from the variables' types; their shapes are in the game's info.
 
@@ -229,7 +228,7 @@ def _game_type(short_name: str, engine: Engine, min_players: int, max_players: i
         dynamics=GT.Dynamics.SIMULTANEOUS if _simultaneous(engine) else GT.Dynamics.SEQUENTIAL,
         chance_mode=GT.ChanceMode.EXPLICIT_STOCHASTIC if m.MAX_CHANCE_OUTCOMES else GT.ChanceMode.DETERMINISTIC,
         information=GT.Information.PERFECT_INFORMATION if perfect else GT.Information.IMPERFECT_INFORMATION,
-        utility=GT.Utility.GENERAL_SUM,
+        utility=getattr(GT.Utility, m.UTILITY[0].upper()),  # the spec's `utility` declaration
         reward_model=GT.RewardModel.TERMINAL,
         max_num_players=max_players,
         min_num_players=min_players,
@@ -261,7 +260,8 @@ def _loaded(spec: _Spec, params: dict) -> _Loaded:
         num_players=rgame.num_players,
         min_utility=metadata["min_utility"],
         max_utility=metadata["max_utility"],
-        utility_sum=None,
+        # zero_sum: 0, constant_sum N: N (OpenSpiel's tests check the returns against it)
+        utility_sum={"zero_sum": 0.0, "constant_sum": spec.engine.module.UTILITY[1]}.get(spec.engine.module.UTILITY[0]),
         max_game_length=metadata["max_game_length"],
     )
     game_type = _game_type(spec.short_name, spec.engine, spec.game_type.min_num_players,
@@ -285,15 +285,12 @@ def _metadata(rgame: RuntimeGame, given_length: int | None) -> dict:
         out["min_utility"], out["max_utility"] = _proper_range(found.min_return, found.max_return)
         out["max_game_length"] = max(1, found.longest)
         out["own_moves"] = found.own_moves
-        out["perfect_information"] = found.perfect and static_information(program) and not _simultaneous(rgame.engine)
-        how.update(dict.fromkeys(("num_distinct_actions", "max_chance_outcomes", "utility", "max_game_length",
-                                  "perfect_information"), "census"))
+        how.update(dict.fromkeys(("num_distinct_actions", "max_chance_outcomes", "utility", "max_game_length"),
+                                 "census"))
     else:
         out["num_distinct_actions"] = m.NUM_ACTIONS
         out["max_chance_outcomes"] = m.MAX_CHANCE_OUTCOMES
         how["num_distinct_actions"] = how["max_chance_outcomes"] = "declared"
-        out["perfect_information"] = static_information(program) and not _simultaneous(rgame.engine)
-        how["perfect_information"] = "static"
         loops = static_length(rgame)
         # random play: for a length where the loops give none, or for the returns' range where
         # the type checker infers none (it also checks an inferred range against what play returns)
@@ -307,6 +304,8 @@ def _metadata(rgame: RuntimeGame, given_length: int | None) -> dict:
         out["own_moves"] = out["max_game_length"]
         out["min_utility"], out["max_utility"], how["utility"] = _utility_bounds(rgame, estimate)
         out["estimate"] = estimate
+    out["perfect_information"] = static_information(program) and not _simultaneous(rgame.engine)
+    how["perfect_information"] = "static"
     if given_length is not None:
         out["max_game_length"] = out["own_moves"] = given_length
         how["max_game_length"] = "given"
@@ -483,7 +482,15 @@ class RulebookState(pyspiel.State):
         self._box.gs.apply_action(action)
 
     def _apply_actions(self, actions):
-        self._box.gs.apply_actions(list(actions))
+        gs = self._box.gs
+        mover = gs.current_player()
+        if mover >= 0:
+            # a one-player node of a game with simultaneous moves: OpenSpiel's environments pass
+            # one action per player at every node, and the others (who have no legal action) are
+            # ignored
+            gs.apply_action(actions[mover])
+        else:
+            gs.apply_actions(list(actions))
 
     def _action_to_string(self, player, action):
         return self._box.gs.action_to_string(player, action)

@@ -6,15 +6,14 @@ The OpenSpiel adapter (`openspiel.py`) asks this module for the figures of a gam
 - `census`: an exhaustive walk over the game's distinct states (the engine's `state_key`), up to
   a number of states.  When it finishes, every figure it gives is exact: the longest game in
   decision nodes, the most moves one player makes, the highest legal action id and chance
-  outcome id, the range of the returns, and whether each mover's observation identifies the
-  state (perfect information).
+  outcome id, and the range of the returns.
 - `static_length`: otherwise, the flow's loops bound (`verify/length.py`) with each `while`
   measure's upper bound worked out with the options fixed at their loaded values
   (`bound_with_options`), so a horizon option of 10 bounds the game by 10, not by the option's
   declared maximum.
-- `static_information`: otherwise, perfect information unless a decision is simultaneous, a
-  state variable is not public, or a value no player sees (a chance draw or a move's choice
-  kept in a flow variable) is held across decision points.
+- `static_information`: perfect information unless a decision is simultaneous, a state
+  variable is not public, or a value no player sees is kept in a flow variable: a chance draw
+  read after the next decision point, or a flow variable a move sets.
 
 Lengths count decision nodes (a simultaneous node once), not chance nodes: OpenSpiel's
 `MaxGameLength` ("outcomes of chance nodes are not included").
@@ -49,7 +48,6 @@ class Census:
     chance_outcomes: int    # 1 + the highest chance outcome id
     min_return: float
     max_return: float
-    perfect: bool           # at every decision, the mover's observation identifies the state
 
 
 class _Incomplete(Exception):
@@ -90,8 +88,6 @@ class _Walk:
         self.on_path: set[tuple] = set()
         self.max_action = self.max_outcome = -1
         self.returns: list[float] = []
-        self.seen_by: dict[tuple, tuple] = {}  # (mover, observation) -> the state it was seen at
-        self.perfect = True
 
     def run(self, root) -> Census:
         stack = [self.frame(root, state_key(root))]
@@ -122,7 +118,7 @@ class _Walk:
         longest, own = result
         return Census(states=len(self.done), longest=longest, own_moves=max(own, default=0),
                       actions=self.max_action + 1, chance_outcomes=self.max_outcome + 1,
-                      min_return=min(self.returns), max_return=max(self.returns), perfect=self.perfect)
+                      min_return=min(self.returns), max_return=max(self.returns))
 
     def frame(self, state, key: tuple) -> _Frame:
         if len(self.done) + len(self.on_path) >= self.max_states:
@@ -145,19 +141,12 @@ class _Walk:
             if joint > self.max_states:
                 raise _Incomplete("too many joint moves")
             frame.steps = [list(j) for j in itertools.product(*per_player)]
-            self.perfect = False
         else:
             frame.steps = state.legal_actions()
             if not frame.steps:
                 raise _Incomplete("a player has no legal move")
             self.max_action = max(self.max_action, frame.steps[-1])
-            self.note_observation(frame.who, state.observation_string(frame.who), key)
         return frame
-
-    def note_observation(self, mover: int, seen: str, key: tuple) -> None:
-        first = self.seen_by.setdefault((mover, seen), key)
-        if first != key:
-            self.perfect = False
 
     def merge(self, frame: _Frame, value: tuple[int, list]) -> None:
         longest, own = value
@@ -230,27 +219,45 @@ def static_length(rgame: RuntimeGame) -> int | None:
 
 def static_information(program: Program) -> bool:
     """Perfect information when nothing is hidden from the mover: no simultaneous decision, every
-    state variable public, and no flow variable holds a chance draw or a move's doing (flow
-    variables are not observed, and such a value may be read after a later decision)."""
+    state variable public, and no chance draw kept in a flow variable past a decision point
+    (flow variables are not observed: a draw read only before the next decision reaches the
+    players through the public state it sets; one read later is seen by no one)."""
     if any(d.visibility != "public" for d in program.vars.values()):
         return False
     if program.flow is None:
         return True
-    return not _hides_a_value(program, program.flow.body, in_move=False)
+    if any(type(node).__name__ == "Simultaneous" for node in _descendants(program.flow)):
+        return False
+    if any(_kept_past_a_decision(program, block) for block in _descendants(program.flow)
+           if type(block).__name__ == "Block"):
+        return False
+    return not any(_root_name(node.target) in program.flow_locals  # a move's secret doing
+                   for move in _descendants(program.flow) if type(move).__name__ == "Move"
+                   for node in _descendants(move.body) if type(node).__name__ in ("Assign", "CollectionEdit"))
 
 
-def _hides_a_value(program: Program, node, in_move: bool) -> bool:
-    kind = type(node).__name__
-    if kind == "Simultaneous":
-        return True
-    if kind == "Chance" and node.var in program.flow_locals:
-        return True
-    if in_move and kind in ("Assign", "CollectionEdit") and _root_name(node.target) in program.flow_locals:
-        return True
-    if in_move and kind == "Let":
-        return False  # a `let` in a move body lives only in that move
-    inner = in_move or kind == "Move"
-    return any(_hides_a_value(program, child, inner) for child in node.children())
+def _descendants(node):
+    yield node
+    for child in node.children():
+        yield from _descendants(child)
+
+
+def _kept_past_a_decision(program: Program, block) -> bool:
+    """A chance draw into a flow variable in this block that is read anywhere but in the
+    statements right after it, before the next statement that holds a decision."""
+    for i, st in enumerate(block.stmts):
+        if type(st).__name__ != "Chance" or st.var not in program.flow_locals:
+            continue
+        allowed: set[int] = set()
+        for later in block.stmts[i + 1:]:
+            if any(type(node).__name__ in ("Choose", "Simultaneous") for node in _descendants(later)):
+                break
+            allowed.update(id(node) for node in _descendants(later))
+        reads = [node for node in _descendants(program.flow)
+                 if type(node).__name__ == "Name" and node.name == st.var]
+        if any(id(node) not in allowed for node in reads):
+            return True
+    return False
 
 
 def _root_name(target) -> str | None:
