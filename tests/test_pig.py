@@ -12,6 +12,7 @@ from pathlib import Path
 import pyspiel
 import pytest
 
+from verifier.engine.lib import RuleError
 from verifier.engine.runtime import Engine, Game
 from verifier.frontend import load_program
 
@@ -21,7 +22,14 @@ PIG = ROOT / "spec" / "examples" / "pig.rules"
 
 def first_disagreement(ours, theirs, games: int, seed: int) -> str | None:
     """Random games played on both in lockstep (the same action on both, chance drawn with
-    OpenSpiel's probabilities); the first difference, or None."""
+    OpenSpiel's probabilities); the first difference (a rule error of ours is one), or None."""
+    try:
+        return _first_disagreement(ours, theirs, games, seed)
+    except RuleError as exc:
+        return f"rule error: {exc}"
+
+
+def _first_disagreement(ours, theirs, games: int, seed: int) -> str | None:
     rng = random.Random(seed)
     for game in range(games):
         a, b = ours.new_initial_state(), theirs.new_initial_state()
@@ -128,3 +136,20 @@ def test_lockstep_catches_a_mutated_spec(mutation, tmp_path):
     ours = Game(Engine(program), 3, {"winscore": "8", "piglet": "true", "horizon": "60"})
     theirs = pyspiel.load_game("pig", {"players": 3, "winscore": 8, "piglet": True, "horizon": 60})
     assert first_disagreement(ours, theirs, games=100, seed=1) is not None
+
+
+def test_utility_declaration_catches_returns_that_do_not_add_up(tmp_path):
+    # the loser's share of the default spec makes every finished game zero-sum; a planted
+    # -1/N does not, and the engine stops at the end of the first game someone wins
+    from verifier.engine.play import random_step
+    text = PIG.read_text()
+    assert "utility zero_sum" in text
+    path = tmp_path / "pig.rules"
+    path.write_text(text.replace("-1 / (num_players - 1)", "-1 / num_players"))
+    program, _ = load_program(str(path))
+    state = Game(Engine(program), 3, {"winscore": "5"}).new_initial_state()
+    rng = random.Random(0)
+    with pytest.raises(RuleError, match=r"pig\.rules:9:1: the game is declared zero_sum, so its returns must add up "
+                                        r"to 0; they are .*\(sum 1/3\)"):
+        while not state.is_terminal():
+            random_step(state, rng)

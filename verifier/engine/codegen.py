@@ -549,6 +549,8 @@ class CodeGen(StaticGen, MoveGen):
         out(ind + 1, "if _said: s.log.append(_said)  # an empty text says nothing")
 
     def s_End(self, st, out, ind):
+        if self.p.utility is not None:
+            out(ind, "_check_utility(s)")
         out(ind, "s.pc = -1")
         out(ind, f"return {HALT}")
 
@@ -867,6 +869,8 @@ class CodeGen(StaticGen, MoveGen):
         self.in_flow_code = True
         end, ind = self.flow_block(self.p.flow.body.stmts if self.p.flow else (), start, 1)
         if not end.closed:
+            if self.p.utility is not None:
+                end.out(ind, "_check_utility(s)")
             end.out(ind, "s.pc = -1")
             end.out(ind, f"return {HALT}")
             end.closed = ind == 1
@@ -875,6 +879,8 @@ class CodeGen(StaticGen, MoveGen):
     def segment_lines(self, seg: Segment) -> list[str]:
         lines = list(seg.out.lines)
         if not seg.closed:
+            if self.p.utility is not None:
+                lines.append("    _check_utility(s)")
             lines += ["    s.pc = -1", f"    return {HALT}"]
         return lines
 
@@ -956,6 +962,14 @@ class CodeGen(StaticGen, MoveGen):
             out(1, "return [_score(s, p) for p in range(s.n)]")
         out(0, "")
         out(0, f"TIEBREAKS = {tuple((tb.direction) for tb in o.tiebreaks)!r}")
+        u = self.p.utility
+        out(0, f"UTILITY = {(u.kind, u.total) if u is not None else ('general_sum', None)!r}")
+        if u is not None:  # checked where the flow ends: a violation is a rule error (well_formed)
+            out(0, "")
+            out(0, "")
+            out(0, "def _check_utility(s):")
+            out(1, "s.memo = {}  # the returns read the finished state afresh")
+            out(1, f"L.check_utility({u.kind!r}, {u.total!r}, _returns(s), {self.where(u)})")
 
     @reads_state_only
     def gen_observation(self, out: Emitter) -> None:

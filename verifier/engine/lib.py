@@ -66,6 +66,21 @@ def weighted(values: list, weights: list, where: str) -> list:
     return [(v, Fraction(w) / total) for v, w in zip(values, weights) if w > 0]
 
 
+def check_utility(kind: str, total, returns: list, where: str) -> None:
+    """A finished game's returns against the spec's `utility` declaration."""
+    if kind == "identical":
+        broken = len(set(returns)) > 1
+        wanted = "equal"
+    else:
+        total = 0 if kind == "zero_sum" else total
+        broken = sum(returns) != total
+        wanted = f"add up to {total}"
+    if broken:
+        shown = ", ".join(str(r) for r in returns)
+        raise RuleError(f"the game is declared {kind}, so its returns must {wanted}; they are {shown}"
+                        + ("" if kind == "identical" else f" (sum {sum(returns)})"), where)
+
+
 def mod(a: int, b: int, where: str) -> int:
     if b == 0:
         raise RuleError("remainder of a division by zero", where)

@@ -251,6 +251,18 @@ class Parser:
         cites = self.cites()
         return N.PlayersDecl(lo, hi, cites, span=self.span_from(start))
 
+    def decl_utility(self):
+        start = self.keyword("utility")
+        kind = self.name()
+        total = None
+        if self.is_op("-") or self.peek()[0] == INT:
+            negative = self.is_op("-")
+            if negative:
+                self.i += 1
+            total = -self.integer() if negative else self.integer()
+        cites = self.cites()
+        return N.UtilityDecl(kind, total, cites, span=self.span_from(start))
+
     def decl_option(self):
         start = self.keyword("option")
         name = self.name()

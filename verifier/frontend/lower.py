@@ -117,6 +117,13 @@ class Lowerer:
         lo, hi = t.children[:2]
         return N.PlayersDecl(int(lo), int(hi if hi is not None else lo), self.cites(t), span=self.span(t))
 
+    def lower_utility_decl(self, t):
+        kind, total = t.children[:2]
+        return N.UtilityDecl(str(kind), None if total is None else self.lower(total), self.cites(t), span=self.span(t))
+
+    def lower_signed_int(self, t):
+        return int("".join(str(tok) for tok in t.children))
+
     def lower_option_decl(self, t):
         name, ty, default, finite, reason = t.children[:5]
         return N.OptionDecl(str(name), self.lower(ty), self.lower(default), self.plain_string(reason),

@@ -23,6 +23,8 @@ from .check_docs import DocsChecks
 # would otherwise shadow runtime names).  Dunder names are refused outright.
 RESERVED = {"s", "self", "players", "num_players", "score", "winners", "true", "false"}
 
+# what a spec may declare of its returns (`utility`): general_sum says nothing
+UTILITIES = ("zero_sum", "constant_sum", "general_sum", "identical")
 # The interval of a value the checker cannot bound (a score); a loop's measure must stay below it.
 UNBOUNDED = 10**9
 # "did you mean" for this many unknown names per spec (as many as `check` prints of one kind)
@@ -93,6 +95,7 @@ class Program:
     measures: list = field(default_factory=list)
     rules: dict = field(default_factory=dict)  # rule ID -> RuleDecl, in declaration order
     displays: list = field(default_factory=list)  # DisplayItem, in declaration order
+    utility: N.UtilityDecl | None = None  # None: general_sum
 
     def type_of(self, expr) -> Type:
         return self.types[id(expr)]
@@ -323,6 +326,7 @@ class TypeChecker(DocsChecks):
             elif isinstance(d, N.ExampleDecl):
                 self.check_example(d)
         self.check_expects(spec.of_kind(N.ExpectDecl), spec.of_kind(N.InvariantDecl))
+        utility = self.check_utility()
         rules = self.check_rules()
         displays = self.check_display()
         self.check_unused()
@@ -351,7 +355,26 @@ class TypeChecker(DocsChecks):
             flow_locals=self.flow_locals, decisions=self.decisions, moves=self.moves,
             type_names=dict(self.type_names), def_param_types=self.def_param_types,
             num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names,
-            expects=spec.of_kind(N.ExpectDecl), measures=flow_measures(flow), rules=rules, displays=displays)
+            expects=spec.of_kind(N.ExpectDecl), measures=flow_measures(flow), rules=rules, displays=displays,
+            utility=utility)
+
+    def check_utility(self) -> N.UtilityDecl | None:
+        """At most one `utility`; its kind is one of UTILITIES, with a sum for constant_sum only."""
+        found = self.spec.of_kind(N.UtilityDecl)
+        for extra in found[1:]:
+            self.err(extra.span, "only one 'utility' declaration is allowed", code="duplicate")
+        if not found:
+            return None
+        d = found[0]
+        if d.kind not in UTILITIES:
+            self.err(d.span, f"unknown utility {d.kind!r}", "a utility is one of: " + ", ".join(UTILITIES),
+                     code="utility")
+            return None
+        if (d.kind == "constant_sum") != (d.total is not None):
+            self.err(d.span, "constant_sum needs the returns' sum (utility constant_sum 1)" if d.total is None
+                     else f"{d.kind} takes no number; only constant_sum does", code="utility")
+            return None
+        return None if d.kind == "general_sum" else d
 
     def single(self, kind, word):
         found = self.spec.of_kind(kind)

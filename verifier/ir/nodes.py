@@ -418,6 +418,17 @@ class GameDecl(Node):
 
 
 @dataclass(frozen=True)
+class UtilityDecl(Node):
+    """`utility zero_sum | constant_sum N | general_sum | identical`: what every finished
+    game's returns satisfy (`total` is constant_sum's N)."""
+
+    kind: str
+    total: int | None = None
+    cites: Cites = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class PlayersDecl(Node):
     lo: int
     hi: int

@@ -79,6 +79,10 @@ class Printer:
         count = self.nat(d.lo) if d.lo == d.hi else f"{self.nat(d.lo)}..{self.nat(d.hi)}"
         return f"players {count}{self.cites(d.cites)}"
 
+    def print_UtilityDecl(self, d: N.UtilityDecl) -> str:
+        total = "" if d.total is None else f" {d.total}"
+        return f"utility {d.kind}{total}{self.cites(d.cites)}"
+
     def print_OptionDecl(self, d: N.OptionDecl) -> str:
         finite = f" finite {self.expr(d.finite)}" if d.finite is not None else ""
         return (f"option {d.name}: {self.type(d.type)} = {self.expr(d.default)}{finite} "
