@@ -70,7 +70,7 @@ def check_utility(kind: str, total, returns: list, where: str) -> None:
     """A finished game's returns against the spec's `utility` declaration."""
     if kind == "identical":
         broken = len(set(returns)) > 1
-        wanted = "equal"
+        wanted = "be equal"
     else:
         total = 0 if kind == "zero_sum" else total
         broken = sum(returns) != total
