@@ -103,6 +103,11 @@ CASES = [
     Case("tiny_hanabi", "tiny_hanabi", mutation=("  0, 0, 10, 4, 8, 4, 0, 0, 10,", "  0, 0, 10, 4, 8, 4, 0, 0, 0,")),
     Case("leduc_poker", "leduc_poker", mutation=("then 3 + rank(private[p]) else", "then rank(private[p]) else")),
     Case("blackjack", "blackjack", players=1, mutation=("while best(dealer) <= 16", "while best(dealer) <= 15")),
+    Case("oware", "oware", mutation=("all(k in House where k > h and k <= upper(h): seeds[k] == 0) and\n",
+                                     "all(k in House where k > h and k <= upper(h): seeds[k] >= 0) and\n")),
+    Case("oware", "oware", {"num_houses_per_player": 3, "num_seeds_per_house": 2},
+         {"num_houses_per_player": 3, "num_seeds_per_house": 2},
+         mutation=("    if snapshot() in seen or not can_move(turn) {", "    if not can_move(turn) {")),
 ]
 
 
