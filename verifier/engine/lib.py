@@ -77,8 +77,10 @@ def check_utility(kind: str, total, returns: list, where: str) -> None:
         wanted = f"add up to {total}"
     if broken:
         shown = ", ".join(str(r) for r in returns)
-        raise RuleError(f"the game is declared {kind}, so its returns must {wanted}; they are {shown}"
-                        + ("" if kind == "identical" else f" (sum {sum(returns)})"), where)
+        if kind != "identical":
+            shown += f" (sum {sum(returns)})"
+        raise RuleError(f"the game is declared {kind}, so its returns must {wanted}; "
+                        f"they are {shown}", where)
 
 
 def mod(a: int, b: int, where: str) -> int:
