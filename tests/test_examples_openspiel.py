@@ -108,6 +108,12 @@ CASES = [
     Case("oware", "oware", {"num_houses_per_player": 3, "num_seeds_per_house": 2},
          {"num_houses_per_player": 3, "num_seeds_per_house": 2},
          mutation=("    if snapshot() in seen or not can_move(turn) {", "    if not can_move(turn) {")),
+    Case("battleship", "battleship", games=GAMES // 3,
+         mutation=("(if d == 0 then at % 10 + LENGTHS[placed // 2] <= 10", "(if d == 0 then at % 10 + LENGTHS[placed // 2] <= 11")),
+    Case("battleship", "battleship", {"num_shots": 40, "allow_repeated_shots": False},
+         {"num_shots": 40, "allow_repeated_shots": "false"}, games=GAMES // 3,
+         mutation=("def sunk(p: Player, k: Ship): bool = all(c in Idx where ship_at[p][c] == k: c in shots[next_player(p)])",
+                   "def sunk(p: Player, k: Ship): bool = any(c in Idx where ship_at[p][c] == k: c in shots[next_player(p)])")),
 ]
 
 
