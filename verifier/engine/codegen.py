@@ -479,7 +479,13 @@ class CodeGen(StaticGen, MoveGen):
         tt = self.T(st.target)
         target = self.target_code(st.target)
         if st.op == "=":
-            out(ind, f"{target} = {self.value_code(st.value, tt)}")
+            code = self.value_code(st.value, tt)
+            if isinstance(st.target, N.Name) and is_int_like(tt) and code != self.value_code(st.value):
+                lo, hi = int_bounds(tt, self.p.max_players)
+                if not isinstance(tt, PlayerT):  # a variable's name says whose range the value left
+                    code = (f"L.check_named({self.value_code(st.value)}, {lo}, {hi}, {st.target.name!r}, "
+                            f"{self.where(st.value)}{self.range_origin(st.target.name)})")
+            out(ind, f"{target} = {code}")
             return
         value = self.expr(st.value)
         if isinstance(tt, SetT):
@@ -487,14 +493,35 @@ class CodeGen(StaticGen, MoveGen):
             return
         tlo, thi = int_bounds(tt, self.p.max_players)
         sign = "+" if st.op == "+=" else "-"
+        if isinstance(st.target, N.Name):  # a variable's name says whose range the result left
+            out(ind, f"{target} = L.check_named({target} {sign} ({value}), {tlo}, {thi}, {st.target.name!r}, "
+                     f"{self.where(st)}{self.range_origin(st.target.name)})")
+            return
         out(ind, f"{target} = L.check_range({target} {sign} ({value}), {tlo}, {thi}, {self.where(st)})")
 
+    def range_origin(self, name: str) -> str:
+        """For a flow variable whose lets declare no type: why its range is what it is."""
+        if name not in self.p.flow_locals or self.is_python_local(name):
+            return ""
+        lets = [n for n in walk(self.p.flow) if isinstance(n, N.Let) and n.name == name]
+        if not lets or any(n.type is not None for n in lets):
+            return ""
+        why = (" (a let without a type ranges over the values bound to it; declare one: "
+               f"let {name}: LO..HI = ...)")
+        return f", {why!r}"
+
     def s_Let(self, st, out, ind):
+        value = self.value_code(st.value)
+        declared = self.p.types.get(id(st)) if st.type is not None else None
+        if declared is not None and is_int_like(declared) and value != self.value_code(st.value, declared):
+            lo, hi = int_bounds(declared, self.p.max_players)  # may not fit: the error names the variable
+            hi_code = "s.n - 1" if isinstance(declared, PlayerT) else str(hi)
+            value = f"L.check_named({value}, {lo}, {hi_code}, {st.name!r}, {self.where(st.value)})"
         if st.name in self.flow_var_names and not self.is_python_local(st.name) and self.in_flow_code:
-            out(ind, f"s.L_{st.name} = {self.value_code(st.value)}")
+            out(ind, f"s.L_{st.name} = {value}")
         else:
             self.locals_stack[-1].add(st.name)
-            out(ind, f"v_{st.name} = {self.value_code(st.value)}")
+            out(ind, f"v_{st.name} = {value}")
 
     def s_If(self, st, out, ind):
         for i, (cond, body) in enumerate(st.branches):

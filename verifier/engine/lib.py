@@ -211,6 +211,14 @@ def arg_best(pairs, where: str, want_max: bool):
     return best
 
 
+def check_named(v: int, lo: int, hi: int, name: str, where: str, why: str = "") -> int:
+    """check_range for a value given to a named variable: the message names it (and `why`
+    says where its range comes from, when that is not a declaration)."""
+    if not lo <= v <= hi:
+        raise RuleError(f"{name} = {v} is outside {lo}..{hi}, the range of {name}{why}", where)
+    return v
+
+
 def check_range(v: int, lo: int, hi: int, where: str) -> int:
     if not lo <= v <= hi:
         raise RuleError(f"value {v} is outside {lo}..{hi}", where)

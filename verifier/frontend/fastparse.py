@@ -629,9 +629,13 @@ class Parser:
     def stmt_let(self):
         start = self.next()
         name = self.name()
+        declared = None
+        if self.is_op(":"):
+            self.i += 1
+            declared = self.type()
         self.op("=")
         value = self.expr()
-        return N.Let(name, value, self.cites(), span=self.span_from(start))
+        return N.Let(name, value, self.cites(), span=self.span_from(start), type=declared)
 
     def stmt_if(self):
         start = self.next()

@@ -298,7 +298,8 @@ class Lowerer:
         return N.Assign(self.lower(target), self.lower(op), self.lower(value), self.cites(t), span=self.span(t))
 
     def lower_let_stmt(self, t):
-        return N.Let(str(t.children[0]), self.lower(t.children[1]), self.cites(t), span=self.span(t))
+        name, declared, value = t.children[:3]
+        return N.Let(str(name), self.lower(value), self.cites(t), span=self.span(t), type=self.opt(declared))
 
     def lower_if_stmt(self, t):
         cond, body = t.children[0], t.children[1]

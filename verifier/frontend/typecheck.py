@@ -753,6 +753,9 @@ class TypeChecker(DocsChecks):
             self.err(st.span, f"'{st.op}' works on numbers and sets, not on {tt}")
 
     def stmt_Let(self, st: N.Let) -> None:
+        if st.type is not None:
+            self.typed_let(st)
+            return
         vt = self.infer(st.value)
         if isinstance(vt, EmptyT):
             self.err(st.value.span, "cannot tell the element type of an empty collection here",
@@ -763,6 +766,26 @@ class TypeChecker(DocsChecks):
                      "compute the fraction with a def, where it is used", code="rational")
             return
         self.bind_local(st.name, vt, st)
+
+    def typed_let(self, st: N.Let) -> None:
+        """`let x: T = v`: x holds values of T (every value bound to it is checked against T)."""
+        t = self.resolve_type(st.type)
+        if t is None:
+            return
+        if contains_text(t) or contains_rational(t):
+            self.err(st.type.span, f"let {st.name} holds state: whole numbers and finite values, not {t}",
+                     code="type")
+            return
+        vt = self.infer(st.value, t)
+        if vt is not None and is_int_like(t) and is_int_like(vt):
+            (tlo, thi), (vlo, vhi) = int_bounds(t, self.max_players), int_bounds(vt, self.max_players)
+            if vhi < tlo or vlo > thi:
+                value_text = str(vlo) if vlo == vhi else f"a value in {vlo}..{vhi}"
+                self.err(st.value.span, f"let {st.name}: {t} can never hold {value_text}", code="range")
+        else:
+            self.check_assignable(t, vt, st.value)
+        self.types[id(st)] = t  # the declared type, for the back ends' range checks
+        self.bind_local(st.name, t, st)
 
     def bind_local(self, name: str, t: Type | None, node) -> None:
         if not self.check_identifier(name, node.span):

@@ -280,10 +280,14 @@ class Assign(Node):
 
 @dataclass(frozen=True)
 class Let(Node):
+    """`let name = value`, or `let name: type = value` (the type bounds every value it takes;
+    without one, the variable's range is the union of the values bound to it)."""
+
     name: str
     value: "Expr"
     cites: Cites = ()
     span: Span = _span()
+    type: Optional["TypeRef"] = None
 
 
 @dataclass(frozen=True)

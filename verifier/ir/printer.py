@@ -275,7 +275,8 @@ class Printer:
         return f"{self.lvalue(st.target)} {st.op} {self.expr(st.value)}{self.cites(st.cites)}"
 
     def print_Let(self, st: N.Let, depth: int) -> str:
-        return f"let {st.name} = {self.expr(st.value)}{self.cites(st.cites)}"
+        declared = f": {self.type(st.type)}" if st.type is not None else ""
+        return f"let {st.name}{declared} = {self.expr(st.value)}{self.cites(st.cites)}"
 
     def print_If(self, st: N.If, depth: int) -> list[str]:
         if not st.branches:

@@ -366,7 +366,7 @@ class Exec:
         self.update(st.target, arith)
 
     def s_Let(self, st) -> None:
-        v = self.value(st.value)
+        v = self.value(st.value, self.p.types.get(id(st)) if st.type is not None else None)
         if self.flow and st.name in self.p.flow_locals and st.name not in self.fr.py:
             self.fr.locals[st.name] = conform(v, self.p.flow_locals[st.name], self.n)
         else:
