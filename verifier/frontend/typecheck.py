@@ -140,6 +140,7 @@ class TypeChecker(DocsChecks):
         self.allow_winners = False
         self.in_expect = False  # an expectation's condition: options and num_players only
         self.score_calls: list = []  # `score(p)` calls: they read whole-number scores
+        self.flow_loops: dict[str, N.For] = {}  # the flow's `for` loops around the statement checked
 
     # -------------------------------------------------------------- reporting
     def err(self, span: Span, msg: str, *notes: str, code: str = "type") -> None:
@@ -175,7 +176,10 @@ class TypeChecker(DocsChecks):
                 table[sym.name] = sym
             return
         if sym.name in BUILTINS or sym.name in self.type_names:
-            self.err(span, f"{sym.name!r} is already the name of a built-in or a type", code="duplicate")
+            what = "a built-in function" if sym.name in BUILTINS else "a type"
+            self.err(span, f"{sym.name!r} is already the name of {what}",
+                     "built-in names are reserved (the manual lists them): choose another name", code="duplicate")
+            table[sym.name] = sym  # recover: its uses mean this declaration, so they do not cascade into errors
             return
         table[sym.name] = sym
 
@@ -258,7 +262,8 @@ class TypeChecker(DocsChecks):
         if self.suggestions > SUGGESTIONS:
             return "check the spelling, or declare it"
         import difflib
-        close = difflib.get_close_matches(name, list(names() if callable(names) else names), n=1)
+        candidates = [c for c in (names() if callable(names) else names) if c != name]  # never the name itself
+        close = difflib.get_close_matches(name, candidates, n=1)
         return f"did you mean {close[0]!r}?" if close else "check the spelling, or declare it"
 
     def size_of(self, t: Type) -> int:
@@ -798,6 +803,12 @@ class TypeChecker(DocsChecks):
                      code="duplicate")
             return
         if self.in_flow and not self.in_move:
+            loop = self.flow_loops.get(name)
+            if loop is not None:  # a flow variable is one state field: the loop would lose its place
+                self.err(node.span, f"{name!r} is the variable of the enclosing loop (line {loop.span.line})",
+                         "a flow variable is one value of the state, and the loop goes on with it: "
+                         "choose another name", code="duplicate")
+                return
             prev = self.flow_locals.get(name)
             if prev is not None and prev != t:
                 if is_int_like(prev) and is_int_like(t) and isinstance(prev, IntT) and isinstance(t, IntT):
@@ -833,7 +844,13 @@ class TypeChecker(DocsChecks):
         et = self.iter_type(st.source)
         if not self.in_move:
             self.bind_local(st.var, et, st)
+            outer = self.flow_loops.get(st.var)
+            self.flow_loops[st.var] = st
             self.check_block(st.body)
+            if outer is None:
+                del self.flow_loops[st.var]
+            else:
+                self.flow_loops[st.var] = outer
         else:
             self.scopes.append({})
             self.bind_local(st.var, et, st)
