@@ -76,6 +76,8 @@ class Prover:
         self.progress = progress or (lambda text: None)
         self.proved: list[Candidate] | None = None
         self.dropped: dict[str, Verdict] = {}
+        self.failed_checks: list = []  # (decision point, alternative, obligation, a legality check?)
+        self.system = self.facts = None  # the engines' system and interval facts, once built
 
     # ------------------------------------------------------------ helpers
     def solver(self) -> z3.Solver:
@@ -584,6 +586,7 @@ class Prover:
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
         failures, unknowns, count = [], [], 0
+        self.failed_checks = []
         for d in self.decisions():
             self.progress(f"obligations at decision point {d}")
             for alt in self.alternatives(d):
@@ -611,6 +614,8 @@ class Prover:
                 for k, (kind, *_rest) in failing.items():
                     o = goals[k]
                     (failures if kind == "sat" else unknowns).append((o.sentence, o.span, self._where(d, alt)))
+                    if kind == "sat":  # for a stronger engine to try (`verify.invariants.strengthen_checks`)
+                        self.failed_checks.append((d, alt, o, id(o) in pre_ids))
         seconds = time.perf_counter() - t0
         if failures:
             f = failures[0]

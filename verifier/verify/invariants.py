@@ -6,9 +6,14 @@ the ones before left open, and the lemmas the proofs leave for the checks after 
    whose facts ("at d, lo <= x <= hi", "d is unreachable") every later query assumes;
 3. induction (`engines/induction.py`): per-claim Houdini over sliced queries, then the claims a
    move broke again, with every instance that survived as a lemma;
-4. the older mutual induction of `smt/prove.py` with its frame facts (proposed from sampled
+4. Spacer (`engines/spacer.py`, IC3/PDR on each open claim's cone), with a share of what is left:
+   it finds the strengthening one-step induction lacks, and its invariants become lemmas;
+5. the older mutual induction of `smt/prove.py` with its frame facts (proposed from sampled
    states), for the claims still open, in the time left: it proves what needs a frame fact the
    interval facts do not give (e.g. a sum of two counters).
+
+`strengthen_checks` asks Spacer again, after `well_formed`'s proof, for the run-time checks that
+no proved invariant implied (e.g. "the pool has an item to draw" in a loop that draws from it).
 
 A union of separately inductive sets is inductive, so the lemmas of every engine are kept
 together (`Prover.proved`) for `well_formed`, `no_deadlock` and the score bounds.
@@ -24,8 +29,9 @@ import time
 
 from ..ir import nodes as N
 from ..smt.encode import Encoder, and_all, eq_leaf, implies, is_true, lift, num, z3
-from ..smt.engines.induction import Claim, Induction, instances_of
+from ..smt.engines.induction import Claim, Induction, Outcome, instances_of
 from ..smt.engines.intervals import BIG, analyse
+from ..smt.engines.spacer import Spacer
 from ..smt.prove import OutOfBudget, Prover, Unsettled, Verdict
 from ..smt.relation import Candidate, OutOfTime
 from ..smt.system import System
@@ -35,6 +41,8 @@ __all__ = ["prove_invariants", "RESTS_ON"]
 
 RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
+INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
+SPACER_SHARE = 0.6  # of the time left after the induction, for Spacer (the older engine gets the rest)
 
 
 def prove_invariants(prover: Prover, invariants: list, deadline: float | None, progress=None) -> dict[str, Verdict]:
@@ -81,16 +89,27 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                 lemmas += c.instances
             else:
                 open_claims.append(c)
+        prover.system, prover.facts = system, facts  # for `strengthen_checks`
         if open_claims:
-            induction = Induction(system, facts, prover.timeout_ms / 1000, deadline, say)
+            induction = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, INDUCTION_SHARE), say)
             # the claims with fewer instances first: they are cheaper, and what one does not use
             # of its share of the time goes to the next
             results = induction.run(sorted(open_claims, key=lambda c: len(c.instances)), [])
             lemmas += [f for f in induction.lemmas if f not in lemmas]
+            still = [c for c in open_claims if not results[c.name].proved]
+            if still and (deadline is None or time.perf_counter() < deadline):
+                spacer = Spacer(system, facts, prover.timeout_ms / 1000 * 3, _share(deadline, SPACER_SHARE), say)
+                for name, out in spacer.run(still, list(lemmas)).items():
+                    if out.proved:
+                        results[name] = Outcome(True, "spacer", detail=out.detail)
+                lemmas += [f for f in spacer.lemmas if f not in lemmas]
             for c in open_claims:
                 out = results[c.name]
                 seconds = time.perf_counter() - t0
-                if out.proved:
+                if out.proved and out.kind == "spacer":
+                    verdicts[c.name] = Verdict("proved", "inductive", f"{out.detail}: an inductive strengthening, "
+                                               "checked again by independent queries", seconds)
+                elif out.proved:
                     verdicts[c.name] = Verdict("proved", "inductive", f"inductive ({len(c.instances)} instances), "
                                                "with the interval facts and the other proved invariants", seconds)
                 elif out.kind == "sat":
@@ -135,8 +154,45 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     return verdicts
 
 
+def strengthen_checks(prover: Prover, deadline: float | None, progress=None) -> bool:
+    """Spacer on each run-time check the last `prover.obligations()` could not prove from the
+    proved invariants ("at this decision point, under this move's case, the check holds"); True
+    when it proved at least one: its invariant is then a lemma (`prover.proved`) and the checks
+    are worth asking again."""
+    system, failed = prover.system, prover.failed_checks
+    if system is None or not failed or (deadline is not None and time.perf_counter() >= deadline):
+        return False
+    deadline = _share(deadline, SPACER_SHARE)  # the checks are asked again in the rest
+    rel = prover.rel
+    claims, seen = [], set()
+    for d, alt, o, is_pre in failed:
+        where = [rel.at_decision(d, rel.state)] + ([alt.pin] if alt.pin is not None else []) + \
+            ([] if is_pre else [alt.guard])
+        f = implies(and_all(where), o.cond)
+        if f.get_id() not in seen:
+            seen.add(f.get_id())
+            claims.append(Claim(f"check {len(claims)}", None, [f]))
+    lemmas = prover.assumptions(prover.proved or [])
+    spacer = Spacer(system, prover.facts, prover.timeout_ms / 1000 * 3, deadline, progress)
+    results = spacer.run(claims, lemmas)
+    if not any(out.proved for out in results.values()):
+        return False
+    prover.proved = list(prover.proved or []) + [
+        Candidate(f"Spacer lemma {k}", "", None, (lambda f: lambda state, snaps: f)(f))
+        for k, f in enumerate(spacer.lemmas)]
+    return True
+
+
 class _Late(Exception):
     pass
+
+
+def _share(deadline: float | None, share: float) -> float | None:
+    """`share` of the time from now to `deadline`, as a deadline."""
+    if deadline is None:
+        return None
+    now = time.perf_counter()
+    return now + share * max(0.0, deadline - now)
 
 
 def _before(deadline):

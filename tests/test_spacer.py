@@ -1,0 +1,119 @@
+"""The Spacer engine (`verifier/smt/engines/spacer.py`): IC3/PDR on a claim's cone.
+
+Each behaviour is shown on a small inline spec with a planted fault: a true claim that is not
+inductive alone is proved (Spacer finds the strengthening); the same claim made false is never
+proved; an answer that fails the independent check is not a proof; and a run-time check that
+needs a fact about a loop's counter (a pool drawn from once per round) is proved, so that
+`well_formed` holds.
+"""
+from __future__ import annotations
+
+import z3
+
+from verifier.frontend import check_text
+from verifier.smt.encode import Encoder
+from verifier.smt.engines.induction import Claim, Induction, instances_of
+from verifier.smt.engines.intervals import analyse
+from verifier.smt.engines.spacer import Spacer
+from verifier.smt.prove import Prover
+from verifier.smt.system import System
+from verifier.verify.invariants import strengthen_checks
+
+# `twin` never leaves `count`'s side, but nothing bounds `count` except the loop: "twin <= 6"
+# alone is not inductive (from twin = 6, count = 2 a move gives 7); with "twin == count" it is
+TWINS = '''
+game twins "Twins"
+players 1
+var count: 0..20 = 0
+var twin: 0..20 = 0
+flow {
+  while count < 6 decreases 6 - count {
+    choose 0 {
+      move step() "steps" { count += 1  twin += 1 }
+      move wait() "waits" { }
+    }
+  }
+}
+outcome { score p: twin }
+invariant bounded "twin stays at most 6": twin <= 6
+'''
+
+
+def setting(text: str, intervals: bool = False):
+    program, diags = check_text(text, "spacer.rules")
+    assert program is not None, [d.message for d in diags]
+    prover = Prover(program, 1, {}, 10)
+    system = System(prover.rel)
+    facts = analyse(system, None) if intervals else None
+    return program, prover, system, facts
+
+
+def claim(program, prover, name: str) -> Claim:
+    inv = next(i for i in program.invariants if i.name == name)
+    return Claim(name, inv, instances_of(Encoder(program, prover.n, {}, prover.rel.state).invariant(inv)))
+
+
+def test_spacer_proves_what_one_step_induction_cannot():
+    program, prover, system, facts = setting(TWINS)
+    c = claim(program, prover, "bounded")
+    assert not Induction(system, facts, timeout=10).run([c])["bounded"].proved  # not inductive alone
+    spacer = Spacer(system, facts, timeout=30)
+    out = spacer.run([c])["bounded"]
+    assert out.proved, out
+    # its invariant is a lemma over the state: with it, one-step induction proves the claim too
+    assert spacer.lemmas and Induction(system, facts, timeout=10).run([c], spacer.lemmas)["bounded"].proved
+
+
+def test_spacer_never_proves_a_false_claim():
+    program, prover, system, facts = setting(TWINS.replace("twin <= 6", "twin <= 5"))
+    out = Spacer(system, facts, timeout=30).run([claim(program, prover, "bounded")])["bounded"]
+    assert not out.proved and out.kind == "sat"
+
+
+def test_an_answer_that_fails_the_independent_check_is_not_a_proof(monkeypatch):
+    program, prover, system, facts = setting(TWINS)
+    # planted: Spacer's answer read back as "true everywhere" (not inductive, not implying the claim)
+    monkeypatch.setattr(Spacer, "_answer", staticmethod(
+        lambda fp, preds, terms: {d: z3.BoolVal(True, ctx=terms[0].ctx) for d in preds}))
+    out = Spacer(system, facts, timeout=30).run([claim(program, prover, "bounded")])["bounded"]
+    assert not out.proved and "independent check" in out.detail
+
+
+# a pool of 5 tokens, one drawn per round for 4 rounds: "the pool has a token to draw" holds
+# because the pool loses exactly one per round, a fact about the set's size and the counter
+POOL = '''
+game pool "Pool"
+players 1
+enum Token { a, b, c, d, e }
+var pool: set of Token = collect(t in Token)
+var kept: set of Token = {}
+flow {
+  for r in 1..4 {
+    chance t from pool
+    remove t from pool
+    add t to kept
+    choose 0 {
+      move keep() "keeps {t}" { }
+    }
+  }
+}
+outcome { score p: size(kept) }
+'''
+
+
+def test_a_run_time_check_is_strengthened_by_spacer():
+    program, prover, system, facts = setting(POOL, intervals=True)
+    prover.system, prover.facts = system, facts
+    prover.proved = []
+    before = prover.obligations()
+    assert before.status == "unknown" and prover.failed_checks  # "t has something to draw from"
+    assert strengthen_checks(prover, None)
+    after = prover.obligations()
+    assert after.status == "proved", after.reason
+    # planted: a fifth round draws from an empty pool; no strengthening can prove that
+    program, prover, system, facts = setting(POOL.replace("1..4", "1..6"), intervals=True)
+    prover.system, prover.facts = system, facts
+    prover.proved = []
+    assert prover.obligations().status == "unknown"
+    strengthen_checks(prover, None)
+    assert prover.obligations().status == "unknown"
