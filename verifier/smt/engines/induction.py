@@ -71,6 +71,7 @@ class Induction:
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
         self.slow: list = []  # (seconds, what) of solver calls over a second, for the log
+        self.lemmas: list = []  # after `run`: the lemmas given and every instance left (inductive)
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
