@@ -114,6 +114,8 @@ CASES = [
          {"num_shots": 40, "allow_repeated_shots": "false"}, games=GAMES // 3,
          mutation=("def sunk(p: Player, k: Ship): bool = all(c in Idx where ship_at[p][c] == k: c in shots[next_player(p)])",
                    "def sunk(p: Player, k: Ship): bool = any(c in Idx where ship_at[p][c] == k: c in shots[next_player(p)])")),
+    Case("checkers", "checkers", games=GAMES // 2,
+         mutation=("if jump and not crowned and any(", "if jump and any(")),
 ]
 
 
