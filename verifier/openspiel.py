@@ -423,13 +423,25 @@ class RulebookGame(pyspiel.Game):
 
 
 class _Box:
-    """Holds a runtime GameState: deep-copies by clone(), pickles as its JSON history."""
+    """Holds a runtime GameState: deep-copies by clone(), pickles as its JSON history.
 
-    __slots__ = ("gs", "loaded")
+    pyspiel clones a Python state by making a new initial state and deep-copying the old one's
+    attributes into it, so a new state's runtime state is made only when first read: a clone
+    never pays for an initial state it throws away.
+    """
 
-    def __init__(self, gs: GameState, loaded: _Loaded):
-        self.gs = gs
+    __slots__ = ("_gs", "loaded")
+
+    def __init__(self, gs: GameState | None, loaded: _Loaded):
+        self._gs = gs
         self.loaded = loaded
+
+    @property
+    def gs(self) -> GameState:
+        gs = self._gs
+        if gs is None:
+            gs = self._gs = self.loaded.runtime_game.new_initial_state()
+        return gs
 
     def __deepcopy__(self, memo):
         return _Box(self.gs.clone(), self.loaded)
@@ -461,7 +473,7 @@ class RulebookState(pyspiel.State):
 
     def __init__(self, game: RulebookGame, loaded: _Loaded):
         super().__init__(game)
-        self._box = _Box(loaded.runtime_game.new_initial_state(), loaded)
+        self._box = _Box(None, loaded)  # the initial state, made when first read (see _Box)
 
     @property
     def runtime_state(self) -> GameState:

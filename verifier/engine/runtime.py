@@ -419,8 +419,12 @@ class GameState:
         return [(name, sentence, where) for name, sentence, fn, where in self.m.INVARIANTS if not fn(self.s)]
 
     def clone(self) -> "GameState":
-        c = GameState(self.game, _raw=self.m.clone(self.s))
-        c.history = [list(h) if isinstance(h, list) else h for h in self.history]
+        # the hot path of tree searches (OpenSpiel clones a state per child): no __init__ call,
+        # and the history copied shallowly, as a step (a reveal's list too) never changes once made
+        c = GameState.__new__(GameState)
+        c.game, c.m = self.game, self.m
+        c.s = self.m.clone(self.s)
+        c.history = list(self.history)
         c.actors = list(self.actors)
         return c
 
