@@ -29,7 +29,8 @@ manual's "OpenSpiel" section says the same for users):
   50 seeded random games) only where the flow has a `while` without a measure.
 * information: IMPERFECT if a decision is simultaneous, a state variable is not `public`, or a
   flow variable (which no observation shows) keeps a chance draw past the next decision point or
-  is set by a move; otherwise PERFECT (public chance is perfect information).  Utility: GENERAL_SUM.
+  is set by a move; otherwise PERFECT (public chance is perfect information).  Utility: the
+  spec's `utility` declaration.
 * tensors (`openspiel_tensors.py`): the observation and information-state tensors show what the
   strings show, laid out from the variables' types; their shapes are in the game's info.
 
