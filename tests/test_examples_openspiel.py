@@ -27,7 +27,8 @@ from verifier.engine.runtime import Game
 from verifier.openspiel import load
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
-GAMES = 1000 if THOROUGH else 60
+GAMES = 60           # random games per case in the normal run (fewer for slow cases: `share`)
+THOROUGH_GAMES = 1000  # ... and per case under HYPOTHESIS_PROFILE=thorough
 MUTANT_GAMES = 300   # the most games a planted mutation may take to show
 
 
@@ -40,7 +41,11 @@ class Case:
     players: int = 2
     mutation: tuple[str, str] | None = None      # (text in the spec, its replacement)
     returns_scale: int = 1     # the spec's returns are OpenSpiel's times this (fractions scaled)
-    games: int = GAMES
+    share: float = 1.0         # the share of GAMES this case plays in the normal run
+
+    @property
+    def games(self) -> int:
+        return THOROUGH_GAMES if THOROUGH else max(1, int(GAMES * self.share))
 
     @property
     def id(self) -> str:
@@ -75,7 +80,7 @@ CASES = [
          mutation=("    last_mover = turn\n", "    last_mover = next_player(turn)\n")),
     Case("breakthrough", "breakthrough", {"rows": 6, "columns": 8}, {"rows": 6},
          mutation=("then d % 3 != 1 and board", "then board")),
-    Case("breakthrough", "breakthrough", {"rows": 8, "columns": 8}, {"rows": 8}, games=GAMES // 3,
+    Case("breakthrough", "breakthrough", {"rows": 8, "columns": 8}, {"rows": 8}, share=1 / 3,
          mutation=("def home_rows(): 1..2 = if rows > 5 then 2 else 1", "def home_rows(): 1..2 = 1")),
     Case("breakthrough", "breakthrough", {"rows": 4, "columns": 8}, {"rows": 4},
          mutation=("def goal_row(p: Player): 0..7 = if p == 0 then rows - 1 else 0",
@@ -87,7 +92,7 @@ CASES = [
          mutation=("    if size(completed) == 0 {", "    if size(completed) <= 1 {")),
     Case("hex", "hex", {"board_size": 5}, {"board_size": 5},
          mutation=("const DC: seq of -1..1 max 6 = [0, 1, -1, 1, -1, 0]", "const DC: seq of -1..1 max 6 = [0, -1, -1, 1, 1, 0]")),
-    Case("hex", "hex", {"board_size": 11}, {}, games=GAMES // 6,
+    Case("hex", "hex", {"board_size": 11}, {}, share=1 / 6,
          mutation=("if m == x then any(j in group: r(j) == 0)", "if m == o then any(j in group: r(j) == 0)")),
     Case("clobber", "clobber", mutation=("const DC: seq of -1..1 max 4 = [0, 1, 0, -1]",
                                          "const DC: seq of -1..1 max 4 = [0, -1, 0, 1]")),
@@ -108,13 +113,13 @@ CASES = [
     Case("oware", "oware", {"num_houses_per_player": 3, "num_seeds_per_house": 2},
          {"num_houses_per_player": 3, "num_seeds_per_house": 2},
          mutation=("    if snapshot() in seen or not can_move(turn) {", "    if not can_move(turn) {")),
-    Case("battleship", "battleship", games=GAMES // 3,
+    Case("battleship", "battleship", share=1 / 3,
          mutation=("(if d == 0 then at % 10 + LENGTHS[placed // 2] <= 10", "(if d == 0 then at % 10 + LENGTHS[placed // 2] <= 11")),
     Case("battleship", "battleship", {"num_shots": 40, "allow_repeated_shots": False},
-         {"num_shots": 40, "allow_repeated_shots": "false"}, games=GAMES // 3,
+         {"num_shots": 40, "allow_repeated_shots": "false"}, share=1 / 3,
          mutation=("def sunk(p: Player, k: Ship): bool = all(c in Idx where ship_at[p][c] == k: c in shots[next_player(p)])",
                    "def sunk(p: Player, k: Ship): bool = any(c in Idx where ship_at[p][c] == k: c in shots[next_player(p)])")),
-    Case("checkers", "checkers", games=GAMES // 2,
+    Case("checkers", "checkers", share=1 / 2,
          mutation=("if jump and not crowned and any(", "if jump and any(")),
 ]
 
