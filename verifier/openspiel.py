@@ -1,9 +1,9 @@
 """OpenSpiel adapter: a compiled rulebook spec as a `pyspiel.Game`.
 
     from verifier.openspiel import load, register
-    game = load("spec/examples/goofspiel.rules", players=3)     # a pyspiel.Game
-    register("spec/ramen_ink.rules")                           # -> "rulebook_ramen_ink"
-    pyspiel.load_game("rulebook_ramen_ink", {"players": 3})
+    game = load(SPEC, players=3, OPTION="VALUE")   # a pyspiel.Game
+    register(SPEC)                                 # -> "rulebook_<game>"
+    pyspiel.load_game("rulebook_<game>", {"players": 3, "OPTION": VALUE})
 
 `register` compiles a spec (once per spec text) and registers it with pyspiel under the stable
 name ``rulebook_<game>``; its parameters are `players` (default: the spec's minimum), one per
