@@ -22,8 +22,8 @@ SEEDS = [ROOT / "spec" / name for name in ("ramen.rules", "ramen_ink.rules", "wa
 
 def _figures(game) -> tuple:
     return (game.num_distinct_actions(), game.max_chance_outcomes(), game.max_game_length(),
-            game.min_utility(), game.max_utility(), game.get_type().information,
-            game.get_type().dynamics, game.get_type().chance_mode)
+            game.min_utility(), game.max_utility(), game.utility_sum(), game.get_type().information,
+            game.get_type().utility, game.get_type().dynamics, game.get_type().chance_mode)
 
 
 # ---------------------------------------------------------------- GameInfo as pyspiel's
@@ -237,9 +237,19 @@ def test_rl_environment_runs(path, players):
         step = env.step(actions)
 
 
+def test_alpha_beta_on_tictactoe_is_pyspiels():
+    from open_spiel.python.algorithms import minimax
+    ours, theirs = load(TICTACTOE), pyspiel.load_game("tic_tac_toe")
+    state, native = ours.new_initial_state(), theirs.new_initial_state()
+    for action in (4, 0):  # two moves in: the search is short, and the value still a draw
+        state.apply_action(action)
+        native.apply_action(action)
+    assert minimax.alpha_beta_search(ours, state)[0] == minimax.alpha_beta_search(theirs, native)[0] == 0.0
+
+
 def test_cfr_on_kuhn_is_pyspiels():
-    """CFR on the spec's Kuhn poker reaches the same NashConv as on pyspiel's, iteration by
-    iteration: the same game tree, with information sets that split it the same way."""
+    """CFR on the spec's Kuhn poker reaches the same exploitability as on pyspiel's, iteration
+    by iteration: the same game tree, with information sets that split it the same way."""
     from open_spiel.python.algorithms import cfr, exploitability
     results = []
     for game in (load(KUHN, 2), pyspiel.load_game("kuhn_poker")):
@@ -247,7 +257,7 @@ def test_cfr_on_kuhn_is_pyspiels():
         values = []
         for _ in range(3):
             solver.evaluate_and_update_policy()
-            values.append(exploitability.nash_conv(game, solver.average_policy()))
+            values.append(exploitability.exploitability(game, solver.average_policy()))
         results.append(values)
     assert results[0] == pytest.approx(results[1], abs=1e-12)
     assert results[0][-1] < results[0][0]
