@@ -41,6 +41,7 @@ class _Layout:
         build = getattr(self, f"layout_{kind}", None)
         if build is None:
             raise ValueError(f"a state variable of type {t} cannot be written as a tensor")
+        self.scalar = False  # the value is written as the number itself (one float)
         self.size, self.fill = build(t, n)
 
     def layout_BoolT(self, t: BoolT, n: int):
@@ -52,6 +53,8 @@ class _Layout:
     def layout_IntT(self, t: IntT, n: int):
         lo, size = t.lo, t.hi - t.lo + 1
         if size > ONE_HOT_INT_MAX:
+            self.scalar = True
+
             def number(v, at, ones, numbers):
                 numbers.append((at, v))
             return 1, number
@@ -98,6 +101,10 @@ class _Layout:
     def layout_ArrayT(self, t: ArrayT, n: int):
         item = _Layout(t.elem, n)
         count = _domain_size(t.index, n)
+        if item.scalar:  # a row of numbers: written in one go (scores, counters per player)
+            def numbers_row(items, at, ones, numbers):
+                numbers.extend(zip(range(at, at + len(items)), items))
+            return count, numbers_row
 
         def fill(items, at, ones, numbers):
             for k, v in enumerate(items):
@@ -209,5 +216,6 @@ class Encoder:
         tensor.fill(0.0)
         if ones:
             tensor[ones] = 1.0
-        for i, v in numbers:
-            tensor[i] = v
+        if numbers:
+            where, values = zip(*numbers)
+            tensor[list(where)] = values
