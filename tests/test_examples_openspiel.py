@@ -122,6 +122,9 @@ CASES = [
                    "def sunk(p: Player, k: Ship): bool = any(c in Idx where ship_at[p][c] == k: c in shots[next_player(p)])")),
     Case("checkers", "checkers", share=1 / 2,
          mutation=("if jump and not crowned and any(", "if jump and any(")),
+    Case("tiny_bridge_2p", "tiny_bridge_2p",
+         mutation=("else if suit(bottom(seat, a, b)) == suit(led) then {bottom(seat, a, b)} else {top(seat, a, b)}",
+                   "else if suit(bottom(seat, a, b)) == suit(led) then {bottom(seat, a, b)} else hand_of(seat, a, b)")),
 ]
 
 
