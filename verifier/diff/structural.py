@@ -27,8 +27,8 @@ KINDS = {N.GameDecl: "game", N.PlayersDecl: "players", N.OptionDecl: "option", N
          N.RecordDecl: "record", N.TypeDecl: "type", N.GridDecl: "grid", N.ConstDecl: "const",
          N.CatalogueDecl: "catalogue", N.VarDecl: "var", N.DefDecl: "def", N.FlowDecl: "flow",
          N.OutcomeDecl: "outcome", N.InvariantDecl: "invariant", N.ExampleDecl: "example",
-         N.ExpectDecl: "expect", N.DisplayDecl: "display", N.RulesDecl: "rules"}
-SINGLETONS = {"game", "players", "flow", "outcome", "display"}
+         N.ExpectDecl: "expect", N.DisplayDecl: "display", N.RulesDecl: "rules", N.UtilityDecl: "utility"}
+SINGLETONS = {"game", "players", "flow", "outcome", "display", "utility"}
 # what does not change how a game plays (see the module's doc)
 NOT_BEHAVIOUR = {N.RulesDecl, N.DisplayDecl, N.ExampleDecl, N.InvariantDecl, N.ExpectDecl}
 # fields blanked in the behavioural core: wording, not behaviour

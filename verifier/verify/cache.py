@@ -81,7 +81,9 @@ def _closure(roots: list, decls: list) -> list:
 def slice_keys(spec: N.Spec) -> tuple[str, str]:
     """(the hash of the properties' slice, the hash of that slice and the scoring's)."""
     decls = list(spec.decls)
-    roots = [d for d in decls if isinstance(d, (N.GameDecl, N.PlayersDecl, N.FlowDecl, N.VarDecl, N.InvariantDecl))]
+    # the utility declaration is checked where the flow ends (well_formed): a root like the flow
+    roots = [d for d in decls if isinstance(d, (N.GameDecl, N.PlayersDecl, N.FlowDecl, N.VarDecl, N.InvariantDecl,
+                                                N.UtilityDecl))]
     props = _closure(roots, decls)
     scored = _closure(roots + [d for d in decls if isinstance(d, N.OutcomeDecl)], decls)
 
