@@ -58,7 +58,7 @@ from .engine.lib import RuleError
 from .engine.play import random_step
 from .engine.runtime import CHANCE, Engine, Game as RuntimeGame, GameState
 from .frontend import load_program
-from .ir.types import BoolT, IntT
+from .ir.types import BoolT, IntT, RatT
 from .openspiel_metadata import census, static_information, static_length
 from .openspiel_tensors import Encoder
 
@@ -328,7 +328,7 @@ def _static_utility_bounds(engine: Engine) -> tuple[float, float] | None:
         t = program.type_of(expr)
     except Exception:  # noqa: BLE001 - no inferred type: fall back to the estimate
         return None
-    if isinstance(t, IntT):
+    if isinstance(t, (IntT, RatT)):
         return float(t.lo), float(t.hi)
     if isinstance(t, BoolT):
         return 0.0, 1.0
