@@ -204,6 +204,27 @@ def test_private_state_only_in_its_owners_tensor():
     assert np.asarray(a.observation_tensor(1)).sum() > 0
 
 
+def test_public_and_all_players_observers():
+    from open_spiel.python.observation import make_observation
+    P = pyspiel.PrivateInfoType
+    game = load(KUHN, 2)
+    public = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                                               private_info=P.NONE))
+    every = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
+                                                              private_info=P.ALL_PLAYERS))
+    assert "card" not in public.dict and every.dict["card"].size == 2 * 11  # both players' cards
+    tensors = []
+    for deal in ((2, 0), (1, 2)):
+        state = game.new_initial_state()
+        for card in deal:
+            state.apply_action(card)
+        public.set_from(state, 0)
+        every.set_from(state, 0)
+        tensors.append((public.tensor.copy(), every.dict["card"].copy()))
+    assert (tensors[0][0] == tensors[1][0]).all()      # the deal is nobody's public knowledge
+    assert not (tensors[0][1] == tensors[1][1]).all()  # ... and in the all-players view
+
+
 def test_tictactoe_tensor_layout():
     state = load(TICTACTOE).new_initial_state()
     state.apply_action(4)

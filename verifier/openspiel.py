@@ -525,7 +525,9 @@ class _Observer:
     """PyObserver: the strings the runtime writes, and the tensors `openspiel_tensors` lays out.
 
     `iig_obs_type` None is OpenSpiel's default observation (public and own private state);
-    perfect recall adds the player's own moves (the information state)."""
+    perfect recall adds the player's own moves (the information state).  Private info NONE
+    leaves the private variables out, ALL_PLAYERS puts in every player's (in the tensor: the
+    runtime's strings know only one player's view, which the string then shows)."""
 
     def __init__(self, loaded: _Loaded, iig_obs_type):
         P = pyspiel.PrivateInfoType
