@@ -189,10 +189,27 @@ class CodeGen(StaticGen, MoveGen):
             if isinstance(t, PlayerT) or (vlo >= 0 and vhi < self.p.min_players):
                 return code
             return f"L.check_range({code}, 0, s.n - 1, {self.where(e)})"
+        loaded = self.loaded_bounds(domain)
+        if loaded is not None:  # the options as loaded bound it: checked every time
+            return f"L.check_range({code}, {loaded[0]}, {loaded[1]}, {self.where(e)})"
         dlo, dhi = int_bounds(domain, self.p.max_players)
         if dlo <= vlo and vhi <= dhi:
             return code
         return f"L.check_range({code}, {dlo}, {dhi}, {self.where(e)})"
+
+    @staticmethod
+    def loaded_bounds(t: Type) -> tuple[str, str] | None:
+        """The bounds of a range bounded by options, as code reading the loaded options."""
+        if not isinstance(t, IntT) or t.loaded is None:
+            return None
+        ends = []
+        for static, option in zip((t.lo, t.hi), t.loaded):
+            if option is None:
+                ends.append(str(static))
+            else:
+                name, offset = option
+                ends.append(f"s.O_{name}" if offset == 0 else f"(s.O_{name} {'+' if offset > 0 else '-'} {abs(offset)})")
+        return ends[0], ends[1]
 
     def within_fraction(self, e, t: Type | None, code: str, domain: RatT) -> str:
         """A number checked against a fraction type's bounds unless its interval already fits."""
@@ -273,8 +290,8 @@ class CodeGen(StaticGen, MoveGen):
         self.const_env = [{q.name: int(code) if INT_CODE.fullmatch(code) else CodeItem(f"({code})")
                            for q, code in zip(d.params, arg_codes)}]
         self.inline_depth += 1
-        try:
-            return self.expr(d.body)
+        try:  # the result is checked against the declared type, as the def's own function does
+            return self.within(d.body, self.expr(d.body), self.p.symbols[d.name].type)
         finally:
             self.inline_depth -= 1
             self.locals_stack, self.const_env = saved
@@ -424,6 +441,9 @@ class CodeGen(StaticGen, MoveGen):
             if isinstance(target, PlayerT):
                 if not isinstance(t, PlayerT):
                     code = f"L.check_range({code}, 0, s.n - 1, {self.where(e)})"
+            elif self.loaded_bounds(target) is not None:  # bounded by the options as loaded
+                lo, hi = self.loaded_bounds(target)
+                code = f"L.check_range({code}, {lo}, {hi}, {self.where(e)})"
             elif vlo < tlo or vhi > thi:
                 code = f"L.check_range({code}, {tlo}, {thi}, {self.where(e)})"
         return code
@@ -438,6 +458,8 @@ class CodeGen(StaticGen, MoveGen):
         if init is None:
             return self.default(t)
         code = self.expr(init)
+        if self.loaded_bounds(t) is not None:  # the initial value must fit the range as loaded
+            code = self.value_code(init, t)
         return self.copy(t, code) if isinstance(t, (SeqT,)) else code
 
     def fits(self, t: Type, vt: Type) -> bool:
@@ -448,7 +470,8 @@ class CodeGen(StaticGen, MoveGen):
         if isinstance(t, BoolT):
             return "False"
         if isinstance(t, IntT):
-            return repr(t.lo)  # a type's first value, as documented
+            loaded = self.loaded_bounds(t)
+            return loaded[0] if loaded else repr(t.lo)  # a type's first value, as documented
         if isinstance(t, SeqT):
             return "[]"
         if isinstance(t, ArrayT):
@@ -481,7 +504,7 @@ class CodeGen(StaticGen, MoveGen):
         if st.op == "=":
             code = self.value_code(st.value, tt)
             if isinstance(st.target, N.Name) and is_int_like(tt) and code != self.value_code(st.value):
-                lo, hi = int_bounds(tt, self.p.max_players)
+                lo, hi = self.loaded_bounds(tt) or int_bounds(tt, self.p.max_players)
                 if not isinstance(tt, PlayerT):  # a variable's name says whose range the value left
                     code = (f"L.check_named({self.value_code(st.value)}, {lo}, {hi}, {st.target.name!r}, "
                             f"{self.where(st.value)}{self.range_origin(st.target.name)})")
@@ -491,7 +514,7 @@ class CodeGen(StaticGen, MoveGen):
         if isinstance(tt, SetT):
             out(ind, f"{target} {'|=' if st.op == '+=' else '&= ~'}({value})")
             return
-        tlo, thi = int_bounds(tt, self.p.max_players)
+        tlo, thi = self.loaded_bounds(tt) or int_bounds(tt, self.p.max_players)
         sign = "+" if st.op == "+=" else "-"
         if isinstance(st.target, N.Name):  # a variable's name says whose range the result left
             out(ind, f"{target} = L.check_named({target} {sign} ({value}), {tlo}, {thi}, {st.target.name!r}, "
@@ -514,7 +537,7 @@ class CodeGen(StaticGen, MoveGen):
         value = self.value_code(st.value)
         declared = self.p.types.get(id(st)) if st.type is not None else None
         if declared is not None and is_int_like(declared) and value != self.value_code(st.value, declared):
-            lo, hi = int_bounds(declared, self.p.max_players)  # may not fit: the error names the variable
+            lo, hi = self.loaded_bounds(declared) or int_bounds(declared, self.p.max_players)  # names the variable
             hi_code = "s.n - 1" if isinstance(declared, PlayerT) else str(hi)
             value = f"L.check_named({value}, {lo}, {hi_code}, {st.name!r}, {self.where(st.value)})"
         if st.name in self.flow_var_names and not self.is_python_local(st.name) and self.in_flow_code:

@@ -590,7 +590,11 @@ class Parser:
         if tok[0] == OP and tok[1] == "-":
             self.i += 1
             return -self.integer()
-        return self.name()
+        name = self.name()
+        if self.is_op("+") or self.is_op("-"):  # `name + 5`
+            sign = 1 if self.next()[1] == "+" else -1
+            return (name, sign * self.integer())
+        return name
 
     # -------------------------------------------------------------- statements
     def block(self) -> N.Block:

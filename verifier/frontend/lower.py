@@ -280,6 +280,10 @@ class Lowerer:
     def lower_bound_name(self, t):
         return str(t.children[0])
 
+    def lower_bound_offset(self, t):
+        name, op, number = t.children
+        return (str(name), int(number) if self.lower(op) == "+" else -int(number))
+
     def lower_array_type(self, t):
         return N.ArrayTypeRef(self.lower(t.children[0]), self.lower(t.children[1]), span=self.span(t))
 

@@ -141,6 +141,7 @@ class TypeChecker(DocsChecks):
         self.in_expect = False  # an expectation's condition: options and num_players only
         self.score_calls: list = []  # `score(p)` calls: they read whole-number scores
         self.flow_loops: dict[str, N.For] = {}  # the flow's `for` loops around the statement checked
+        self.option_bound_uses: set[str] = set()  # options that bound a range (they count as used)
 
     # -------------------------------------------------------------- reporting
     def err(self, span: Span, msg: str, *notes: str, code: str = "type") -> None:
@@ -206,15 +207,19 @@ class TypeChecker(DocsChecks):
                          code="unknown-type")
             return t
         if isinstance(ref, N.RangeTypeRef):
-            lo, hi = self.bound(ref.lo, ref.span), self.bound(ref.hi, ref.span)
+            lo, hi = self.bound(ref.lo, ref.span, "lo"), self.bound(ref.hi, ref.span, "hi")
             if lo is None or hi is None:
                 return None
             if lo > hi:
                 self.err(ref.span, f"empty range {lo}..{hi}", "the lower bound must not exceed the upper",
                          code="range")
                 return None
-            return IntT(lo, hi)
+            loaded = (self.option_bound(ref.lo), self.option_bound(ref.hi))
+            return IntT(lo, hi, loaded) if loaded != (None, None) else IntT(lo, hi)
         if isinstance(ref, N.RationalTypeRef):
+            if self.option_bound(ref.lo) or self.option_bound(ref.hi):
+                self.err(ref.span, "a fraction's bounds are numbers or constants, not options", code="range")
+                return None
             lo, hi = self.bound(ref.lo, ref.span), self.bound(ref.hi, ref.span)
             if lo is None or hi is None:
                 return None
@@ -229,11 +234,15 @@ class TypeChecker(DocsChecks):
                 self.err(ref.index.span, f"an array is indexed by a finite domain, not by {index}",
                          code="type")
                 return None
+            if self.depends_on_options(index, ref.index.span, "an array's index"):
+                return None
             return ArrayT(index, elem) if index and elem else None
         if isinstance(ref, N.SetTypeRef):
             elem = self.resolve_type(ref.elem)
             if elem is not None and not elem.is_domain:
                 self.err(ref.elem.span, f"a set holds items of a finite domain, not {elem}", code="type")
+                return None
+            if self.depends_on_options(elem, ref.elem.span, "a set's items"):
                 return None
             return SetT(elem) if elem else None
         if isinstance(ref, N.SeqTypeRef):
@@ -243,7 +252,52 @@ class TypeChecker(DocsChecks):
             return SeqT(elem, ref.capacity) if elem else None
         raise NotImplementedError(type(ref).__name__)
 
-    def bound(self, b, span) -> int | None:
+    def depends_on_options(self, t: Type | None, span: Span, what: str) -> bool:
+        """A domain whose size would change with the options cannot lay out arrays, sets or
+        action ids (they are fixed when the spec is compiled)."""
+        if isinstance(t, IntT) and t.loaded is not None:
+            self.err(span, f"{what} cannot be a range bounded by options ({t.lo}..{t.hi} at the widest)",
+                     "its size is fixed before the options are loaded: use a range with number or "
+                     "constant bounds here, and check the option's limit with a require or an invariant",
+                     code="range")
+            return True
+        return False
+
+    def option_bound(self, b) -> tuple | None:
+        """(option, offset) for a bound that names an option (with `+ N` or `- N`), else None."""
+        name, offset = (b, 0) if isinstance(b, str) else b if isinstance(b, tuple) else (None, 0)
+        if name is None or name in self.symbols and self.symbols[name].kind == "const":
+            return None
+        if any(d.name == name for d in self.spec.of_kind(N.OptionDecl)):
+            return (name, offset)
+        return None
+
+    def option_range(self, name: str) -> tuple[int, int] | None:
+        """The declared range of integer option `name`, read from its declaration (types are
+        resolved before options are checked, and a type may be bounded by an option)."""
+        for d in self.spec.of_kind(N.OptionDecl):
+            if d.name == name and isinstance(d.type, N.RangeTypeRef) \
+                    and all(isinstance(b, int) for b in (d.type.lo, d.type.hi)):
+                return d.type.lo, d.type.hi
+        return None
+
+    def bound(self, b, span, end: str = "hi") -> int | None:
+        """A bound's static value; a bound naming an option is its widest value (`end`: which
+        end of the range it is), and the engine checks the loaded one."""
+        option = self.option_bound(b)
+        if option is not None:
+            name, offset = option
+            found = self.option_range(name)
+            if found is None:
+                self.err(span, f"a range bound may name an integer option with number bounds; {name!r} is not one",
+                         "declare it as `option NAME: LO..HI = ...`", code="range")
+                return None
+            self.option_bound_uses.add(name)
+            return (found[0] if end == "lo" else found[1]) + offset
+        if isinstance(b, tuple):
+            self.err(span, f"'{b[0]} + N' in a range bound needs an integer option; {b[0]!r} is not one",
+                     code="range")
+            return None
         if isinstance(b, int):
             return b
         sym = self.symbols.get(b)
@@ -728,6 +782,8 @@ class TypeChecker(DocsChecks):
             elif isinstance(node, N.Call):
                 used_in_source.add(node.func)
         for sym in self.symbols.values():
+            if sym.name in self.option_bound_uses:
+                continue
             if sym.kind in ("var", "def", "const", "option") and not sym.used and sym.name not in used_in_source:
                 self.warn(sym.decl.span, f"{sym.kind} {sym.name!r} is never used", code="unused")
 
@@ -929,6 +985,8 @@ class TypeChecker(DocsChecks):
                     pt = self.iter_type(p.source)
                 if pt is not None and not pt.is_domain:
                     self.err(p.span, f"a move parameter ranges over a finite domain, not over {pt}")
+                    pt = None
+                if p.type is not None and self.depends_on_options(pt, p.type.span, "a move parameter's type"):
                     pt = None
                 ptypes.append(pt or BoolT())
                 self.declare(Symbol("param", p.name, pt or BoolT(), p, used=True), p.span)

@@ -106,8 +106,9 @@ class TextTypeRef(Node):
 
 @dataclass(frozen=True)
 class RangeTypeRef(Node):
-    lo: int | str  # an integer, or the name of an integer constant
-    hi: int | str
+    # an integer, the name of an integer constant or option, or (name, offset): `name + 5`
+    lo: int | str | tuple
+    hi: int | str | tuple
     span: Span = _span()
 
 

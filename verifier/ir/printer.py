@@ -230,6 +230,8 @@ class Printer:
             return str(b) if b >= 0 else f"-{-b}"
         if isinstance(b, str):
             return b
+        if isinstance(b, tuple) and len(b) == 2 and isinstance(b[0], str) and isinstance(b[1], int):
+            return f"{b[0]} + {b[1]}" if b[1] >= 0 else f"{b[0]} - {-b[1]}"
         raise ValueError(f"bad range bound {b!r}")
 
     def print_RangeTypeRef(self, t: N.RangeTypeRef) -> str:

@@ -15,7 +15,7 @@ score, a return or a chance weight, never state: the state stays finite.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 
@@ -40,10 +40,16 @@ class BoolT(Type):
 
 @dataclass(frozen=True)
 class IntT(Type):
-    """An integer in lo..hi (inclusive)."""
+    """An integer in lo..hi (inclusive).
+
+    `loaded`: for a range whose bounds name options (`0..winscore + 5`), the bounds as the
+    options are loaded, each None (the static bound) or (option, offset); lo..hi are then the
+    widest bounds over the options' declared ranges. Not part of equality: the static type
+    is the type; the loaded bounds are one more check where a value is stored."""
 
     lo: int
     hi: int
+    loaded: tuple | None = field(default=None, compare=False)
     is_domain = True
 
     def size(self, max_players: int) -> int:
