@@ -103,7 +103,7 @@ CASES = [
     Case("catch", "catch", {"rows": 5, "columns": 3}, {"rows": 5, "columns": 3}, players=1,
          mutation=("least(greatest(paddle + m - 1, 0), columns - 1)", "least(greatest(paddle + m - 1, 0), columns)")),
     Case("mancala", "mancala", mutation=("board[at] == 1 and own_pit(turn, at)", "board[at] == 1")),
-    Case("first_sealed_auction", "first_sealed_auction", mutation=("b < value[bidder]", "b <= value[bidder]")),
+    Case("first_sealed_auction", "first_sealed_auction", mutation=("b < value[seat]", "b <= value[seat]")),
     Case("first_sealed_auction", "first_sealed_auction", {"players": 3, "max_value": 4}, {"max_value": 4}, players=3,
          mutation=("def highest(): Money = max(p in players: bids[p])", "def highest(): Money = min(p in players: bids[p])")),
     Case("tiny_hanabi", "tiny_hanabi", mutation=("  0, 0, 10, 4, 8, 4, 0, 0, 10,", "  0, 0, 10, 4, 8, 4, 0, 0, 0,")),
