@@ -22,6 +22,7 @@ CLAUSE_WORDS: dict[type, tuple[str, str | None]] = {
     N.Require: ("require", "label"), N.Choose: ("choose", None), N.Simultaneous: ("simultaneous", None),
     N.Chance: ("chance", "var"), N.Assign: ("assignment", None), N.Let: ("let", "name"), N.For: ("for", "var"),
     N.While: ("while", None), N.End: ("end", None), N.Say: ("say", None), N.CollectionEdit: ("edit", "op"),
+    N.UtilityDecl: ("utility", "kind"),
 }
 # nodes that name the context of the clauses inside them
 CONTEXTS = (N.DefDecl, N.Move, N.InvariantDecl, N.ExampleDecl, N.FlowDecl, N.OutcomeDecl)
