@@ -13,13 +13,13 @@ from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 DECLARATIONS = ("game", "players", "option", "enum", "record", "type", "grid", "const", "catalogue", "var",
-                "def", "flow", "outcome", "invariant", "example", "expect", "rules", "display")
-STATEMENTS = ("let", "if", "elif", "else", "for", "while", "decreases", "chance", "choose", "simultaneous",
+                "def", "flow", "outcome", "invariant", "example", "expect", "rules", "display", "utility")
+STATEMENTS = ("let", "if", "elif", "else", "for", "while", "decreases", "chance", "weighted", "choose", "simultaneous",
               "move", "require", "end", "say", "add", "remove", "append", "given", "then")
 OTHER = ("in", "not", "and", "or", "of", "to", "from", "max", "because", "finite", "aka", "shown",
          "replaceable", "public", "private", "hidden", "score", "tiebreak", "wins", "returns", "higher", "lower",
          "when", "per", "where", "rows", "cols")
-TYPES = ("bool", "Player", "text", "array", "set", "seq")
+TYPES = ("bool", "Player", "text", "array", "set", "seq", "rational")
 AGGREGATES = ("sum", "count", "all", "any", "min", "max", "argmin", "argmax", "collect", "table")
 
 

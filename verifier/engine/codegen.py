@@ -208,7 +208,8 @@ class CodeGen(StaticGen, MoveGen):
                 ends.append(str(static))
             else:
                 name, offset = option
-                ends.append(f"s.O_{name}" if offset == 0 else f"(s.O_{name} {'+' if offset > 0 else '-'} {abs(offset)})")
+                sign = "+" if offset > 0 else "-"
+                ends.append(f"s.O_{name}" if offset == 0 else f"(s.O_{name} {sign} {abs(offset)})")
         return ends[0], ends[1]
 
     def within_fraction(self, e, t: Type | None, code: str, domain: RatT) -> str:

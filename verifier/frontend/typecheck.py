@@ -1322,7 +1322,8 @@ class TypeChecker(DocsChecks):
             self.err(e.span, f"'{e.op}' needs numbers, got {lt} and {rt}")
             return None
         if e.op in ("//", "%"):
-            self.err(e.span, f"'{e.op}' works on whole numbers; this operand is a fraction ({lt if isinstance(lt, RatT) else rt})",
+            fraction = lt if isinstance(lt, RatT) else rt
+            self.err(e.span, f"'{e.op}' works on whole numbers; this operand is a fraction ({fraction})",
                      "'/' divides exactly", code="rational")
             return None
         return rat_interval(e.op, num_bounds(lt, self.max_players), num_bounds(rt, self.max_players),
