@@ -71,6 +71,29 @@ def test_comments_layout_order_and_a_rename_are_proved_the_same(tmp_path, capsys
     assert {c["change"] for c in rep["structural"]["changes"]} == {"renamed", "reordered"}
 
 
+def test_an_equivalent_rewrite_of_a_requirement_is_proved_the_same_by_z3(tmp_path, capsys):
+    new = edited(tmp_path, "spec/examples/tictactoe.rules", ": board[c] == empty", ": not (board[c] != empty)")
+    code, out = run_json(capsys, "diff", str(TTT), new)
+    rep = out["reports"][0]
+    assert code == 0 and rep["behaviour"]["verdict"] == "same" and rep["behaviour"]["method"] == "z3"
+    assert rep["behaviour"]["proof"]["verdict"] == "same" and "proved by Z3" in rep["behaviour"]["sentence"]
+    assert not rep["structural"]["identical"]  # the text changed: the structural proof could not say it
+
+
+def test_z3_does_not_prove_a_real_change_the_same(tmp_path, capsys):
+    # planted: the requirement lets a move onto x's own marks; and, apart, only the score changed
+    new = edited(tmp_path, "spec/examples/tictactoe.rules", ": board[c] == empty", ": board[c] != x")
+    code, out = run_json(capsys, "diff", str(TTT), new, "--verify-budget", "0")
+    rep = out["reports"][0]
+    assert code == 5 and rep["behaviour"]["proof"]["verdict"] == "differs"
+    assert "legality of 'place" in rep["behaviour"]["proof"]["reason"]
+    scored = edited(tmp_path, "spec/examples/tictactoe.rules", "score p: if has_line(p) then 1", "score p: if has_line(p) then 2")
+    from verifier.diff.equivalence import prove_same
+    old_program, new_program = load_program(str(TTT))[0], load_program(scored)[0]
+    proof = prove_same(old_program, new_program, [2], [{}], [{}])
+    assert proof.verdict == "differs" and "scores" in proof.reason
+
+
 def test_a_rule_text_edit_is_structural_only(tmp_path, capsys):
     new = edited(tmp_path, "spec/ramen_ink.rules", '@I-D6 "', '@I-D6 "Reworded: ')
     code, out = run_json(capsys, "diff", "spec/ramen_ink.rules", new)

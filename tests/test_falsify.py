@@ -270,6 +270,14 @@ def test_the_exhaustive_search_knows_when_it_has_seen_every_state():
         assert search.exhaustive(EXHAUSTIVE_STATES, time.monotonic() + 60) is complete
 
 
+def test_a_rule_error_before_the_first_state_is_reported_not_a_crash():
+    # planted (a mutant `rulebook mutate` made): the flow leaves a range before the first decision
+    g = inline(LADDER.replace("flow {", "var zero: 0..3 = 3\nflow {\n  zero = 5 - zero - zero", 1))
+    stats: dict = {}
+    found = falsify(g, g.engine.program, [WELL_FORMED], seconds=5, seed=1, strategies=("exhaustive",), stats=stats)
+    assert [f.name for f in found] == [RULE_ERROR] and stats["complete"]
+
+
 def test_a_finding_that_does_not_replay_is_not_confirmed():
     g = inline(LADDER)
     f = falsify(g, g.engine.program, [NO_DEADLOCK], seconds=30, seed=1, strategies=("exhaustive",))[0]

@@ -138,14 +138,17 @@ def test_k_induction_proves_what_one_step_induction_cannot():
     # x = 0, y = 9 is a state where x is even and the next move breaks it; two steps in a row
     # cannot start there (y is some 2k after any move). 40 moves: too deep for the paths, and
     # parity is beyond the interval analysis.
-    res, report = run(SHIFT, players=[2], budget={})
+    res, report = run(SHIFT, players=[2], budget={"spacer": False})
     assert res["small"].status == "proved" and res["small"].method == "2-inductive"
     assert res["small"].as_expected
     # the score bounds: x <= 6 at the end (intervals), and it is not 5 (the proved parity)
     assert [b["proved"] for b in report.score_bounds if b["player"] == 0] == [[0, 6]]
     # without k-induction (k = 1) it stays unknown: k-induction is what proves it
-    res, _ = run(SHIFT, players=[2], budget={"k": 1})
+    res, _ = run(SHIFT, players=[2], budget={"k": 1, "spacer": False})
     assert res["small"].status == "unknown" and not res["small"].as_expected
+    # Spacer finds the strengthening ("y is even") and proves it with k = 1
+    res, _ = run(SHIFT, players=[2], budget={"k": 1})
+    assert res["small"].status == "proved" and "Spacer" in res["small"].reason
 
 
 def test_k_induction_does_not_reach_beyond_k():
@@ -153,9 +156,9 @@ def test_k_induction_does_not_reach_beyond_k():
     # the honest answer is unknown
     text = SHIFT.replace("var y: 0..9 = 0", "var y: 0..9 = 0\nvar z: 0..9 = 0\nvar w: 0..9 = 0") \
         .replace("x = y  y = 2 * k", "x = y  y = z  z = w  w = 2 * k")
-    res, _ = run(text, players=[2], budget={})
+    res, _ = run(text, players=[2], budget={"spacer": False})
     assert res["small"].status == "unknown"
-    res, _ = run(text, players=[2], budget={"k": 4})
+    res, _ = run(text, players=[2], budget={"k": 4, "spacer": False})
     assert res["small"].status == "proved" and res["small"].method == "4-inductive"
 
 
@@ -298,7 +301,7 @@ def test_cli_exit_code_tells_unproved_from_contradicted(capsys, tmp_path):
     # found (a larger k); 1 when the spec expects a violation that does not happen
     spec = tmp_path / "shift.rules"
     spec.write_text(SHIFT)
-    args = ["verify", str(spec), "--players", "2", "--games", "20", "--search", "0", "--json"]
+    args = ["verify", str(spec), "--players", "2", "--games", "20", "--search", "0", "--json", "--no-spacer"]
     assert main(args + ["--k", "1"]) == 4
     (out,) = json.loads(capsys.readouterr().out)["reports"]
     assert out["outcome"] == "inconclusive" and not out["as_expected"]
@@ -440,7 +443,7 @@ def test_player_counts_in_worker_processes():
         def finished(self, result):
             heard.append((result.players, result.name))
 
-    budget = Budget(games=20, timeout=10, proof=30, falsify=5)
+    budget = Budget(games=20, timeout=10, proof=60, falsify=5)  # three counts on two cores, maybe loaded
     report = verify(program, {}, budget=budget, progress=Progress(), jobs=2)
     assert [r.players for r in report.results] == sorted(r.players for r in report.results)
     assert sorted(heard) == sorted((r.players, r.name) for r in report.results)
@@ -558,3 +561,30 @@ def test_a_small_card_game_written_plainly_verifies_clean():
     res, report = run(POKER, budget={"falsify": 20})
     assert all(r.status == "proved" for r in res.values()), {k: r.reason for k, r in res.items()}
     assert [b["gap"] for b in report.score_bounds] == [0, 0]
+
+
+def test_a_loop_over_fewer_players_than_the_spec_allows():
+    """A `for` over the players iterates n items; its loop snapshot in the relation has the slots of
+    the most players the spec allows. The interval analysis once zipped the two and crashed (or,
+    worse, gave values to the wrong leaves); the shorter one is now padded to the relation's shape."""
+    text = '''
+game dealt "Dealt"
+players 2..10
+type Card = 0..10
+var deck: set of Card = {} hidden
+var card: array[Player] of Card = 0 private
+var turn: Player = 0
+flow {
+  deck = collect(c in Card where c <= num_players)
+  for seat in players {
+    chance dealt from deck
+    card[seat] = dealt
+  }
+  choose turn { move go() "go" { } }
+}
+outcome { score p: card[p] }
+invariant dealt_small "a card is at most the player count": all(p in players: card[p] <= num_players)
+'''
+    res, report = run(text, players=[5])
+    assert all(r.status == "proved" for r in res.values()), [(r.name, r.status, r.reason) for r in res.values()]
+    assert [b["proved"] for b in report.score_bounds if b["player"] == 0] == [[0, 5]]

@@ -185,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "only the k-1 steps k-induction needs")
     v.add_argument("--k", type=whole_number(1), default=3, metavar="K",
                    help="the largest k for k-induction (default 3; 1 turns it off)")
+    v.add_argument("--no-spacer", action="store_true",
+                   help="leave Spacer (IC3/PDR on each open invariant's cone) out of the proofs: to see "
+                        "what the other engines prove alone, or to give them its share of the budget")
     v.add_argument("--games", type=whole_number(0), default=300, metavar="G",
                    help="random games searched for counterexamples per player count (default 300; 0: none)")
     v.add_argument("--search", type=non_negative_seconds, default=60.0, metavar="S",

@@ -139,7 +139,7 @@ def run(args, sources: Sources, out: Output) -> int:
         check_names(program, path, only, given, args.players)
         progress = Progress(args, path, out.as_json)
         budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k,
-                        falsify=args.search)
+                        falsify=args.search, spacer=not args.no_spacer)
         try:
             report = verify(program, given, args.players, budget, progress, only,
                             jobs=args.jobs or os.cpu_count() or 1, cache=None if args.no_cache else Cache())

@@ -81,7 +81,15 @@ class Lockstep:
 
     def __init__(self, old: Game, new: Game, renames: dict, context: "Context"):
         self.games = (old, new)
-        self.old, self.new = old.new_initial_state(), new.new_initial_state()
+        self.start = [None, None]  # the rule error a side's flow raises before its first decision
+        states = []
+        for i, g in enumerate((old, new)):
+            try:
+                states.append(g.new_initial_state())
+            except RuleError as exc:
+                states.append(None)
+                self.start[i] = str(exc)
+        self.old, self.new = states
         self.renames = renames
         self.ctx = context
 
@@ -200,6 +208,13 @@ class Lockstep:
         return None
 
     def compare_here(self) -> Witness | None:
+        if self.start[0] or self.start[1]:
+            if self.start[0] and self.start[1]:
+                raise _BothBroke()
+            side = "OLD" if self.start[0] else "NEW"
+            said = [f"the rules break: {e}" if e else "the game starts" for e in self.start]
+            return Witness("rule_error", self.games[0].num_players, f"the start breaks a rule under {side} only",
+                           said[0], said[1])
         o, n = self.old, self.new
         wo, wn = self.who(o), self.who(n)
         if wo != wn:
@@ -208,9 +223,19 @@ class Lockstep:
                     w, f"{show_player(w)} is to move" if isinstance(w, int) else str(w))
             return self.witness("node", "the specs disagree on who acts here", said(wo), said(wn))
         if wo == "end":
-            so, sn = o.scores(), n.scores()
-            wo_, wn_ = o.winners(), n.winners()
-            ro, rn = o.returns(), n.returns()
+            ends = []
+            for side in (o, n):  # the end's results may break a rule (a declared utility, a partial score)
+                try:
+                    ends.append((side.scores(), side.winners(), side.returns(), None))
+                except RuleError as exc:
+                    ends.append((None, None, None, str(exc)))
+            if ends[0][3] or ends[1][3]:
+                if ends[0][3] and ends[1][3]:
+                    return None  # both break: the same end
+                return self.witness("rule_error", f"the end breaks a rule under {'OLD' if ends[0][3] else 'NEW'} only",
+                                    f"the rules break: {ends[0][3]}" if ends[0][3] else "the game ends",
+                                    f"the rules break: {ends[1][3]}" if ends[1][3] else "the game ends")
+            (so, wo_, ro, _), (sn, wn_, rn, _) = ends
             if so != sn or wo_ != wn_ or ro != rn:
                 def said(scores, winners, returns):
                     return (f"scores {scores}, winner{'s' if len(winners) != 1 else ''} "

@@ -29,6 +29,10 @@ def format_diff(d: Diff) -> str:
         if c.diff and c.what != "renamed":
             out += ["      " + line for line in c.diff.splitlines()]
     out += ["", "Behaviour", f"  {d.sentence}"]
+    if d.proof is not None and d.proof.verdict != "same":
+        said = {"differs": "Z3: not one game move for move: {}", "unknown": "Z3's proof: unknown ({})",
+                "skipped": "Z3's proof not tried: {}"}[d.proof.verdict]
+        out.append("  " + said.format(d.proof.reason))
     if d.search is not None:
         for i, w in enumerate(d.search.witnesses, 1):
             out += [""] + witness_lines(i, w, d)

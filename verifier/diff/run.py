@@ -22,6 +22,9 @@ from ..engine.lib import RuleError
 from ..engine.runtime import Engine, Game
 from . import behaviour as B
 from . import structural as S
+from .equivalence import Proof, prove_same
+
+PROOF_SHARE = 0.25  # of --budget, for Z3's proof that the two specs are one game
 
 
 @dataclass
@@ -52,6 +55,7 @@ class Diff:
     search: B.Search | None = None
     verification: dict = field(default_factory=dict)
     games: tuple = ()  # (old Game, new Game) of the first player count, for replay files
+    proof: Proof | None = None  # Z3's one-step product query, when it was asked
 
     @property
     def differs(self) -> bool:
@@ -64,6 +68,10 @@ class Diff:
                "structural": {"identical": st.identical, "renames": {v: k for k, v in st.renames.items()},
                               "reordered": st.reordered, "changes": [c.as_json() for c in st.changes]},
                "behaviour": {"verdict": self.verdict, "sentence": self.sentence, "method": self.method}}
+        if self.proof is not None:
+            p = self.proof
+            out["behaviour"]["proof"] = {"verdict": p.verdict, "reason": p.reason, "queries": p.queries,
+                                         "seconds": round(p.seconds, 3)}
         if self.search is not None:
             s = self.search
             out["behaviour"].update({"games": s.games, "depth": s.deepest, "seconds": round(s.seconds, 3),
@@ -114,15 +122,33 @@ def diff_programs(old, new, settings: Settings, texts: dict, progress=None) -> D
                       "never reads are set aside")
         d.verification = {"skipped": "the behaviour is the same, so no status can differ"}
         return d
+    # the one-step product query: every move's legality and effect, and every end, equal in every
+    # state (a proof beyond the text: an equivalent rewrite of a requirement), with a share of the time
+    if progress:
+        progress("asking Z3 whether every move reads the same in every state")
+    t0 = time.monotonic()
+    proof = prove_same(old, new, counts, [old_games[n].option_values for n in counts],
+                       [new_games[n].option_values for n in counts], timeout=5.0,
+                       deadline=time.perf_counter() + PROOF_SHARE * settings.seconds) if same_options else None
+    proof_seconds = time.monotonic() - t0
+    d.proof = proof
+    if proof is not None and proof.verdict == "same":
+        d.verdict, d.method = "same", "z3"
+        d.sentence = ("no behavioural difference (proved by Z3): in every state every move is legal under both "
+                      "specs or under neither, leads to the same state and checks the same, and every end scores "
+                      f"the same ({proof.reason}, {proof.seconds:.1f} s)")
+        d.verification = {"skipped": "the behaviour is the same, so no status can differ"}
+        return d
     if progress:
         progress("playing both specs in lockstep")
     ctx = B.Context(old.spec, new.spec, structure, B.touched_moves(structure, old.spec, new.spec), settings.check)
     # with a changed requirement to aim at, random play gets half the time and the directed phase the rest
-    play_seconds = settings.seconds / 2 if B.guard_targets(structure) else settings.seconds
+    seconds = max(1.0, settings.seconds - proof_seconds)
+    play_seconds = seconds / 2 if B.guard_targets(structure) else seconds
     d.search = B.search(old_games[first], new_games[first], ctx, settings.games, settings.depth, play_seconds,
                         settings.seed, counts, old_games, new_games, settings.witnesses)
     if not d.search.witnesses:
-        left = settings.seconds - d.search.seconds
+        left = seconds - d.search.seconds
         if left < 10:  # the directed phase gets at least a share of its own
             left = max(10.0, settings.seconds / 3)
         t0 = time.monotonic()
@@ -169,6 +195,8 @@ def confirm(w: B.Witness, old: Game, new: Game, ctx: B.Context) -> bool:
         if again is None or again.kind != w.kind:
             return False
         for game, texts in ((old, w.old_texts), (new, w.new_texts)):
+            if not texts:  # the start itself: seen again above, through fresh engines
+                continue
             pos = from_history(game.engine, "; ".join(texts), w.players, game.option_strings())
             if pos.state.history != (w.old_steps if game is old else w.new_steps):
                 return False

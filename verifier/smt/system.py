@@ -20,7 +20,7 @@ import operator
 from dataclasses import dataclass, field
 
 from .dag import Dag
-from .encode import and_all, eq_leaf, is_num, lift, num, z3
+from .encode import SeqVal, and_all, eq_leaf, is_num, lift, num, z3
 from .relation import successor_cases
 from .relation import Alternative, Relation
 from .transition import initial
@@ -81,7 +81,8 @@ class System:
         self.pc_leaf = self.dag.add(rel.state.pc)
         self.bounds = self._declared_bounds()
         init = initial(rel.p, rel.n, rel.options)
-        self.initial_terms = state_leaves(rel, init.state, init.snapshots)
+        self.initial_terms = state_leaves(rel, init.state, _conform(rel.snaps, init.snapshots, lambda slot: num(0)))
+        assert len(self.initial_terms) == len(self.leaves), "the initial state's shape is not the relation's"
         self.initial = [_literal_value(t) for t in self.initial_terms]
         self.initial_pc = init.state.pc.as_long()
         self._transitions: dict[int, list[Transition]] = {}
@@ -129,7 +130,8 @@ class System:
                 whole = [rel.at_decision(d, rel.state)] + ([alt.pin] if alt.pin is not None else []) + [alt.guard]
                 pre_terms = [c for t in whole for c in flatten_and(t)]
                 pre = [dag.add(t) for t in pre_terms]
-                post_terms = state_leaves(rel, alt.step.state, alt.step.snapshots)
+                post_terms = state_leaves(rel, alt.step.state, _conform(rel.snaps, alt.step.snapshots, lambda slot: slot))
+                assert len(post_terms) == len(self.leaves), "a successor's shape is not the relation's"
                 post = [dag.add(t) for t in post_terms]
                 case_terms = {v: eq_leaf(alt.step.state.pc, num(v)) for v, _ in successor_cases(alt) if v is not None}
                 cases = [(v, dag.add(case_terms[v]) if v is not None else None) for v, _ in successor_cases(alt)]
@@ -150,6 +152,23 @@ class System:
     def term(self, i: int):
         """The z3 term of a leaf id."""
         return self.dag.term[i]
+
+
+def _conform(shape: dict, snaps: dict, filler) -> dict:
+    """`snaps` with each loop snapshot's item slots padded to the relation's (`shape`): a loop over
+    the players iterates `n` items, and its snapshot has the slots of the most players the spec
+    allows. Slots past a sequence's length mean nothing; `filler(slot)` fills them (a number for
+    the initial state, the slot itself, i.e. unchanged, for a successor)."""
+    out = {}
+    for key, value in snaps.items():
+        like = shape.get(key)
+        if isinstance(value, tuple) and isinstance(like, tuple) and isinstance(value[0], SeqVal) \
+                and isinstance(like[0], SeqVal) and len(value[0].items) < len(like[0].items):
+            seq = value[0]
+            items = seq.items + tuple(filler(slot) for slot in like[0].items[len(seq.items):])
+            value = (SeqVal(seq.length, items), *value[1:])
+        out[key] = value
+    return out
 
 
 def _literal_value(t):

@@ -134,7 +134,12 @@ class Cache:
             return None
         if not isinstance(entry, dict) or entry.get("scored") != keys[1] or entry.get("format") != _FORMAT:
             return None
-        return entry.get("results"), entry.get("bounds"), entry.get("lengths")
+        results = entry.get("results") or []
+        # proofs and violations are facts of the slice; an `unknown` may only mean that the budget
+        # ran out on a busy machine: such a count is verified again, not answered from the cache
+        if any(isinstance(r, dict) and r.get("status") == "unknown" for r in results):
+            return None
+        return results, entry.get("bounds"), entry.get("lengths")
 
     def put(self, keys: tuple[str, str], results: list, bounds: list, lengths: dict) -> None:
         """Store a player count's results (a write that fails is skipped: the cache is an aid)."""

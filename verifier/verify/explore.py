@@ -438,6 +438,11 @@ def trace_json(game: Game, history: list, *, cycle_start: int | None = None,
 def render_trace(game: Game, history: list, *, cycle_start: int | None = None,
                  failing_text: str | None = None) -> str:
     """The game as `rulebook play --replay` shows it, with the cycle and the failure marked."""
+    if not history:
+        try:
+            game.new_initial_state()
+        except RuleError as exc:  # the flow breaks a rule before the first decision: no game to show
+            return f"The game breaks a rule before its first decision: {exc}"
     report = play.replay(game, json.dumps(trace_json(game, history)), "<trace>")
     if cycle_start is not None:
         log = report["log"]

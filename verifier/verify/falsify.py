@@ -313,13 +313,13 @@ class Falsifier:
     def exhaustive(self, max_states: int, deadline: float) -> bool:
         """Breadth-first over distinct states; True when every reachable state was checked."""
         how = "exhaustive search"
+        self.graph = {}  # state key -> the keys of its successors (for `acyclic`)
         try:
             first = self.game.new_initial_state()
-        except RuleError as exc:
+        except RuleError as exc:  # the game breaks a rule before its first state: that is all of it
             self.rule_error(exc, [], how)
             return True
         seen = {explore.state_key(first)}
-        self.graph = {}  # state key -> the keys of its successors (for `acyclic`)
         level = [first]
         while level:
             following = []

@@ -45,7 +45,8 @@ INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced i
 SPACER_SHARE = 0.6  # of the time left after the induction, for Spacer (the older engine gets the rest)
 
 
-def prove_invariants(prover: Prover, invariants: list, deadline: float | None, progress=None) -> dict[str, Verdict]:
+def prove_invariants(prover: Prover, invariants: list, deadline: float | None, progress=None,
+                     spacer: bool = True) -> dict[str, Verdict]:
     """name -> Verdict for each of `invariants` (InvariantDecl); leaves `prover.proved` set to
     every lemma proved on the way."""
     say = progress or (lambda text: None)
@@ -91,18 +92,22 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                 open_claims.append(c)
         prover.system, prover.facts = system, facts  # for `strengthen_checks`
         if open_claims:
-            induction = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, INDUCTION_SHARE), say)
+            # without Spacer the induction keeps the whole time (the older engine gets what it leaves)
+            induction = Induction(system, facts, prover.timeout_ms / 1000,
+                                  _share(deadline, INDUCTION_SHARE) if spacer else deadline, say)
             # the claims with fewer instances first: they are cheaper, and what one does not use
             # of its share of the time goes to the next
             results = induction.run(sorted(open_claims, key=lambda c: len(c.instances)), [])
             lemmas += [f for f in induction.lemmas if f not in lemmas]
             still = [c for c in open_claims if not results[c.name].proved]
-            if still and (deadline is None or time.perf_counter() < deadline):
-                spacer = Spacer(system, facts, prover.timeout_ms / 1000 * 3, _share(deadline, SPACER_SHARE), say)
-                for name, out in spacer.run(still, list(lemmas)).items():
-                    if out.proved:
-                        results[name] = Outcome(True, "spacer", detail=out.detail)
-                lemmas += [f for f in spacer.lemmas if f not in lemmas]
+            if spacer and still and (deadline is None or time.perf_counter() < deadline):
+                pdr = Spacer(system, facts, prover.timeout_ms / 1000 * 3, _share(deadline, SPACER_SHARE), say)
+                answers = pdr.run(still, list(lemmas))  # each claim its fair share of Spacer's time
+                for c in still:
+                    if answers[c.name].proved:
+                        results[c.name] = Outcome(True, "spacer", detail=answers[c.name].detail)
+                        lemmas += [f for f in c.instances if f not in lemmas]  # a proved claim is a fact
+                lemmas += [f for f in pdr.lemmas if f not in lemmas]
             for c in open_claims:
                 out = results[c.name]
                 seconds = time.perf_counter() - t0
@@ -177,9 +182,9 @@ def strengthen_checks(prover: Prover, deadline: float | None, progress=None) -> 
     results = spacer.run(claims, lemmas)
     if not any(out.proved for out in results.values()):
         return False
+    facts = spacer.lemmas + [f for c in claims if results[c.name].proved for f in c.instances]
     prover.proved = list(prover.proved or []) + [
-        Candidate(f"Spacer lemma {k}", "", None, (lambda f: lambda state, snaps: f)(f))
-        for k, f in enumerate(spacer.lemmas)]
+        Candidate(f"Spacer lemma {k}", "", None, (lambda f: lambda state, snaps: f)(f)) for k, f in enumerate(facts)]
     return True
 
 

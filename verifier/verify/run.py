@@ -147,6 +147,7 @@ class Budget:
     k: int = 3  # the largest k tried by k-induction
     falsify: float = 60.0  # seconds of directed search (falsify.py) for what random play did not break
     # (none when `games` is 0: no play at all, what the solver finds alone)
+    spacer: bool = True  # Spacer in the portfolio (invariants, run-time checks)
 
 
 def _say(progress, text):
@@ -161,8 +162,8 @@ def _sample(game: Game, games: int, seed: int, max_steps: int):
     rng = random.Random(seed)
     states, best = [], {}
     for _ in range(games):
-        st = game.new_initial_state()
         try:
+            st = game.new_initial_state()  # the flow up to the first decision may break a rule too
             while not st.is_terminal() and len(st.history) < max_steps:
                 states.append(st.m.clone(st.s))
                 random_step(st, rng)
@@ -293,7 +294,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                                            for x in spec_names + ["no_deadlock", RESTS_ON])
     if needs_invariants and (open_invs or (only is None and not enumerated)):
         # every unbroken invariant takes part (each helps prove the others), even if not asked
-        verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say).items()
+        verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say,
+                                                          spacer=budget.spacer).items()
                          if k not in verdicts})
 
     def search_open() -> None:
@@ -315,7 +317,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
             with prover.stage(CHECK_SHARE, name):
                 verdicts[name] = check()
                 # a run-time check no proved invariant implies: Spacer may find its strengthening
-                if name == RESTS_ON and verdicts[name].status == "unknown" and prover.failed_checks and \
+                if name == RESTS_ON and budget.spacer and verdicts[name].status == "unknown" and prover.failed_checks and \
                         strengthen_checks(prover, prover.deadline, say):
                     verdicts[name] = check()
             if name != RESTS_ON and verdicts[name].status == "proved":
