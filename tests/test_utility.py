@@ -52,3 +52,20 @@ def test_engines_export_the_declaration():
     engine = engine_from_text(SPEC.replace("UTILITY", "utility constant_sum -2"), "u.rules")
     assert engine.module.UTILITY == ("constant_sum", -2)
     assert engine_from_text(SPEC.replace("UTILITY", ""), "u.rules").module.UTILITY == ("general_sum", None)
+
+
+@pytest.mark.parametrize("utility, k, holds", [
+    ("utility zero_sum", 2, False), ("utility constant_sum 3", 2, True), ("utility constant_sum 3", 1, False),
+    ("utility identical", 1, True), ("utility identical", 0, False),
+])
+def test_z3_states_the_declaration_where_the_flow_ends(utility, k, holds):
+    # the well_formed obligation the proofs see is the engine's check (planted: a sum that is off)
+    from verifier.smt.encode import StateVars, is_true, is_false, z3
+    from verifier.smt.transition import successor
+    program = engine_from_text(SPEC.replace("UTILITY", utility), "u.rules").program
+    state = StateVars(program, 2, {}, 0)
+    step = successor(program, 2, {}, state, 0, 0, {"k": z3.IntVal(k)}, player=z3.IntVal(0))
+    found = [o for o in step.obligations if "utility" in o.sentence]
+    assert len(found) == 1 and found[0].sentence == f"the returns satisfy `{utility}`"
+    cond = z3.simplify(found[0].cond)
+    assert is_true(cond) if holds else is_false(cond)

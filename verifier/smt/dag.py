@@ -28,7 +28,11 @@ OPS = {
     z3.Z3_OP_DISTINCT: "distinct", z3.Z3_OP_XOR: "xor", z3.Z3_OP_ANUM: "num",
     z3.Z3_OP_UNINTERPRETED: "leaf",
 }
-_BOOL_SORT = z3.Z3_BOOL_SORT
+_BOOL_SORT, _INT_SORT, _REAL_SORT = z3.Z3_BOOL_SORT, z3.Z3_INT_SORT, z3.Z3_REAL_SORT
+
+
+def _sort(a) -> int:
+    return z3.Z3_get_sort_kind(_CTX, z3.Z3_get_sort(_CTX, a))
 _to_expr = z3.z3._to_expr_ref  # a raw AST back to a z3py term (leaves only)
 
 
@@ -58,7 +62,7 @@ class Dag:
             if i in self.op:
                 continue
             if kind_of(_CTX, a) != z3.Z3_APP_AST:
-                if kind_of(_CTX, a) == z3.Z3_NUMERAL_AST:
+                if kind_of(_CTX, a) == z3.Z3_NUMERAL_AST and _sort(a) == _INT_SORT:
                     self.op[i], self.args[i] = "num", ()
                     self.value[i] = int(z3.Z3_get_numeral_string(_CTX, a))
                     self.is_bool[i] = False
@@ -69,9 +73,12 @@ class Dag:
             op = OPS.get(z3.Z3_get_decl_kind(_CTX, decl), "?")
             n = z3.Z3_get_app_num_args(_CTX, a)
             children = [z3.Z3_get_app_arg(_CTX, a, k) for k in range(n)]
-            self.op[i] = op
+            sort = _sort(a)
+            # an exact fraction (a Real term) is unknown to the analyses, which reason on integers;
+            # its arguments stay, so a slice still sees the leaves it reads
+            self.op[i] = op if sort != _REAL_SORT else "?"
             self.args[i] = tuple(get_id(_CTX, c) for c in children)
-            self.is_bool[i] = z3.Z3_get_sort_kind(_CTX, z3.Z3_get_sort(_CTX, a)) == _BOOL_SORT
+            self.is_bool[i] = sort == _BOOL_SORT
             if op == "leaf":
                 self.term[i] = _to_expr(a, CTX)
             stack.extend(children)

@@ -36,8 +36,8 @@ from ..ir import nodes as N
 from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type, is_int_like
 from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, SeqVal, SetVal, StateVars, and_, and_all,
                      default_value, dom_pos, dom_size, eq_leaf, eq_val, int_range, is_false, is_num,
-                     is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, same_sort,
-                     select)
+                     is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, real,
+                     same_sort, select, total, Obligation)
 
 __all__ = ["Frame", "Exec", "Step", "merge", "successor", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
@@ -529,7 +529,24 @@ class FlowWalk(Exec):
         fr = self.fr
         out = StateVars(self.p, self.n, options, None,
                         values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
-        return Step(out, fr.snaps, list(self.enc.obligations))
+        return Step(out, fr.snaps, list(self.enc.obligations) + self.utility_obligations(out, options))
+
+    def utility_obligations(self, out: StateVars, options: dict) -> list:
+        """Where the flow ends, the engine checks the returns against the `utility` declaration
+        (`_check_utility`): the same check, as an obligation guarded by pc = -1."""
+        u = self.p.utility
+        ended = eq_leaf(self.fr.pc, num(-1))
+        if u is None or is_false(ended):
+            return []
+        enc = Encoder(self.p, self.n, options, out)
+        with enc._guard(ended):
+            returns = [real(enc.returns(num(p))) for p in range(self.n)]
+        if u.kind == "identical":
+            holds = and_all(eq_leaf(returns[0], r) for r in returns[1:])
+        else:
+            holds = eq_leaf(real(total(returns)), real(num(0 if u.kind == "zero_sum" else u.total)))
+        sentence = f"the returns satisfy `utility {u.kind}{'' if u.total is None else f' {u.total}'}`"
+        return list(enc.obligations) + [Obligation(or_(not_(ended), holds), u.span, sentence, "error")]
 
     def walks(self, st) -> bool:
         """Followed by the walk rather than executed: it holds a decision point, or is an `if`
