@@ -94,6 +94,15 @@ def test_z3_does_not_prove_a_real_change_the_same(tmp_path, capsys):
     assert proof.verdict == "differs" and "scores" in proof.reason
 
 
+def test_z3_does_not_judge_weighted_chance(tmp_path):
+    # planted: piglet's odds changed (the weights are not in the transition relation): no proof
+    from verifier.diff.equivalence import prove_same
+    new = edited(tmp_path, "spec/examples/pig.rules", "else 1 - 1 / diceoutcomes", "else 1 - 2 / diceoutcomes")
+    old_program, new_program = load_program(str(ROOT / "spec/examples/pig.rules"))[0], load_program(new)[0]
+    proof = prove_same(old_program, new_program, [2], [{}], [{}])
+    assert proof.verdict == "skipped" and "weighted" in proof.reason
+
+
 def test_a_rule_text_edit_is_structural_only(tmp_path, capsys):
     new = edited(tmp_path, "spec/ramen_ink.rules", '@I-D6 "', '@I-D6 "Reworded: ')
     code, out = run_json(capsys, "diff", "spec/ramen_ink.rules", new)

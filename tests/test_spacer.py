@@ -117,3 +117,13 @@ def test_a_run_time_check_is_strengthened_by_spacer():
     assert prover.obligations().status == "unknown"
     strengthen_checks(prover, None)
     assert prover.obligations().status == "unknown"
+
+
+def test_a_crash_in_the_isolated_query_is_an_answer_not_the_end_of_verify():
+    # planted: the work segfaults, as Z3's Spacer once did on a small game
+    import os
+    import signal
+    from verifier.smt.engines.spacer import isolated
+    assert isolated(lambda: {"answer": "unsat"}, 10) == {"answer": "unsat"}
+    got = isolated(lambda: os.kill(os.getpid(), signal.SIGSEGV), 10)
+    assert got["answer"] == "crash" and "signal" in got["why"]

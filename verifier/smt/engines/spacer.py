@@ -237,27 +237,36 @@ class Spacer:
             ms = max(1, min(ms, int((self.deadline - time.perf_counter()) * 1000)))
         fp.set("timeout", ms)
         t0 = time.perf_counter()
-        try:
-            r = fp.query(bad())
-        except z3.Z3Exception as exc:  # a time-out (`canceled`), or a construct Spacer does not take
-            if self._late() or "canceled" in str(exc):
-                self.log.append((claim.name, len(order), "time", round(time.perf_counter() - t0, 2)))
-                return Outcome(False, "time", detail="the time budget ran out")
-            said = str(exc)[:200]
-            self.log.append((claim.name, len(order), f"error: {said}", round(time.perf_counter() - t0, 2)))
-            return Outcome(False, "unknown", detail=f"Spacer refused the clauses: {said}")
+
+        def ask() -> dict:
+            """In the child: Spacer's answer, and its invariant as text over the state's leaves."""
+            try:
+                r = fp.query(bad())
+            except z3.Z3Exception as exc:  # a time-out (`canceled`), or a construct Spacer does not take
+                return {"answer": "canceled" if "canceled" in str(exc) else "error", "why": str(exc)[:200]}
+            if r == z3.unsat:
+                inv = self._answer(fp, preds, terms + ghosts)
+                if inv is not None and ghosts:  # over the state's own leaves: each size as its sum
+                    inv = {d: z3.substitute(f, *zip(ghosts, sizes(terms))) for d, f in inv.items()}
+                return {"answer": "unsat", "invariant": None if inv is None else {d: f.sexpr() for d, f in inv.items()}}
+            return {"answer": str(r), "why": fp.reason_unknown() if r == z3.unknown else ""}
+
+        got = isolated(ask, ms / 1000 + 5)
         spent = round(time.perf_counter() - t0, 2)
-        self.log.append((claim.name, len(order), str(r), spent))
-        if r == z3.sat:
+        answer = got.get("answer")
+        self.log.append((claim.name, len(order), answer, spent))
+        if answer == "canceled" or (answer in ("unknown", "error", "crash") and self._late()):
+            return Outcome(False, "time", detail="the time budget ran out")
+        if answer == "crash":
+            return Outcome(False, "unknown", detail=f"Spacer crashed ({got.get('why')}); no answer")
+        if answer == "error":
+            return Outcome(False, "unknown", detail=f"Spacer refused the clauses: {got.get('why')}")
+        if answer == "sat":
             return Outcome(False, "sat", detail=f"the cone of {len(order)} leaves admits a failure (a condition "
                                                 "outside it may forbid the path)")
-        if r == z3.unknown:
-            if self._late():
-                return Outcome(False, "time", detail="the time budget ran out")
-            return Outcome(False, "unknown", detail=f"Spacer gave up: {fp.reason_unknown()}")
-        invariant = self._answer(fp, preds, terms + ghosts)
-        if invariant is not None and ghosts:  # over the state's own leaves: each size as its sum
-            invariant = {d: z3.substitute(f, *zip(ghosts, sizes(terms))) for d, f in invariant.items()}
+        if answer != "unsat":
+            return Outcome(False, "unknown", detail=f"Spacer gave up: {got.get('why')}")
+        invariant = _parse_invariant(got.get("invariant"), terms)
         if invariant is None:
             return Outcome(False, "unknown", detail="Spacer's answer could not be read back")
         if not self._recheck(invariant, rules, order, terms, target, init, lemmas):
@@ -351,3 +360,59 @@ def _quantified(f) -> bool:
         if z3.is_app(t):
             stack.extend(t.children())
     return False
+
+
+def isolated(work, seconds: float) -> dict:
+    """`work()` (a JSON-ready dict) in a forked child: Z3's Spacer can crash the process (a
+    segmentation fault was seen on a small game), and a crash there must leave an `unknown`, not
+    end `verify`. The child is killed past `seconds`."""
+    import json
+    import os
+    import select
+    import signal
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer, then leave without running the parent's clean-up
+        os.close(read_end)
+        try:
+            data = json.dumps(work())
+        except BaseException as exc:  # noqa: BLE001 - anything goes back as text
+            data = json.dumps({"answer": "error", "why": f"{type(exc).__name__}: {exc}"[:200]})
+        with os.fdopen(write_end, "w") as out:
+            out.write(data)
+        os._exit(0)
+    os.close(write_end)
+    chunks, until = [], time.monotonic() + seconds
+    with os.fdopen(read_end) as inp:
+        while True:
+            left = until - time.monotonic()
+            ready, _, _ = select.select([inp], [], [], max(0.0, left))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = inp.read()
+            if not chunk:
+                break
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) and not chunks:
+        return {"answer": "crash", "why": f"signal {os.WTERMSIG(status)}"}
+    try:
+        return json.loads("".join(chunks))
+    except ValueError:
+        return {"answer": "crash", "why": "no answer"}
+
+
+def _parse_invariant(texts: dict | None, terms: list) -> dict | None:
+    """The child's invariant (decision point -> SMT-LIB text over the leaves) as formulas."""
+    if texts is None:
+        return None
+    decls = {t.decl().name(): t.decl() for t in terms}
+    out = {}
+    try:
+        for d, text in texts.items():
+            (f,) = z3.parse_smt2_string(f"(assert {text})", decls=decls, ctx=CTX)
+            out[int(d)] = f
+    except (z3.Z3Exception, ValueError):
+        return None
+    return out
