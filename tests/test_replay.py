@@ -238,7 +238,7 @@ def test_a_rule_error_trace_replays_its_failing_step(planted_traces, capsys):
     code, out, err = run(["play", str(spec), "--replay", str(trace)], capsys)
     assert code == 0, err
     last = out.rstrip().splitlines()[-1]
-    assert f"{spec}:10:39: " in last and "→ rule error: value" in last and "outside 0..30" in last
+    assert f"{spec}:10:39: " in last and "→ rule error: total = 33 is outside 0..30, the range of total" in last and "outside 0..30" in last
     steps = [line for line in out.splitlines() if line[:4].strip().isdigit() and line[4:6] == ". "]
     assert len(steps) == len(history) + 1  # the failing step is shown too
     code, out, err = run(["play", str(spec), "--replay", str(trace), "--json"], capsys)

@@ -52,7 +52,7 @@ class Spacer:
         self._reader = None  # an `Induction`, for its reading of the interval facts
         # the member bits of each set-valued variable: a cone holding all of them also gets the
         # set's size as an integer argument, so that Spacer can state sums ("the pool loses one
-        # order per bowl") that over the bits alone are a cube per combination
+        # item per round") that over the bits alone are a cube per combination
         rel = system.rel
         values = [rel.state.vars[x] for x in rel.p.var_types] + [rel.state.locals[x] for x in rel.p.flow_locals]
         self._sets = [[system.dag.add(b) for b in v] for v in values if isinstance(v, SetVal) and len(v) > 1]
