@@ -373,6 +373,8 @@ def isolated(work, seconds: float) -> dict:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: answer, then leave without running the parent's clean-up
+        import faulthandler
+        faulthandler.disable()  # a crash here is reported by the parent, as an answer
         os.close(read_end)
         try:
             data = json.dumps(work())
