@@ -215,7 +215,25 @@ class GameState:
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The outcomes and their probabilities as floats (OpenSpiel's form)."""
+        uniform = self._uniform_outcomes()
+        if uniform is not None:  # the common case, without a Fraction per outcome (1 / n is exact-rounded)
+            return [(a, 1.0 / len(uniform)) for a in uniform]
         return [(a, float(p)) for a, p in self.exact_chance_outcomes()]
+
+    def _uniform_outcomes(self) -> list[int] | None:
+        """The outcomes of an unweighted chance node (None at any other node)."""
+        if self.s.pc < 0:
+            return None
+        d = self._decision()
+        if d[0] != "chance" or d[5] is not None:
+            return None
+        if self.s.memo:  # memoised definitions are valid for one call only
+            self.s.memo = {}
+        values = d[2](self.s)
+        if not values:
+            raise RuleError("a chance node has nothing to draw from", d[4])
+        lo = d[3].lo
+        return [v - lo for v in values]
 
     def exact_chance_outcomes(self) -> list[tuple[int, Fraction]]:
         """The outcomes of positive probability, ascending, with their exact probabilities."""
@@ -236,6 +254,9 @@ class GameState:
     def sample_chance(self, rng) -> int:
         """A chance outcome drawn with its probability; a uniform node draws with one
         `randrange`, as it always has (seeded games of uniform specs stay the same)."""
+        uniform = self._uniform_outcomes()
+        if uniform is not None:  # no Fractions on the hot path of random play
+            return uniform[rng.randrange(len(uniform))]
         outcomes = self.exact_chance_outcomes()
         if len({p for _, p in outcomes}) == 1:
             return outcomes[rng.randrange(len(outcomes))][0]
