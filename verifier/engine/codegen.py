@@ -295,7 +295,7 @@ class CodeGen(StaticGen, MoveGen):
             body = self.expr(d.body)
             result = self.p.symbols[d.name].type
             # a result bounded by options is checked as the def's own function does; other inlined
-            # results are not (yet): checking them finds spec/ramen.rules' `unplaced` at 46 > 45
+            # results are not (yet): checking them finds a seed spec's definition past its range
             return self.within(d.body, body, result) if self.loaded_bounds(result) else body
         finally:
             self.inline_depth -= 1
