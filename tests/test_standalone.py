@@ -110,11 +110,14 @@ def test_lines_are_wrapped_and_the_code_is_unchanged(name):
 def _tokens(code: str):
     import io
     import tokenize
+    found = []
     try:
-        return [t for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type == tokenize.STRING]
-    except tokenize.TokenError:  # a continuation line: look at its strings alone
-        return [t for t in tokenize.generate_tokens(io.StringIO(code.rstrip(",") + "\n").readline)
-                if t.type == tokenize.STRING] if code.startswith(("'", '"')) else []
+        for token in tokenize.generate_tokens(io.StringIO(code + "\n").readline):
+            if token.type == tokenize.STRING:
+                found.append(token)
+    except tokenize.TokenError:  # a continuation line opens or closes brackets of other lines: its strings so far count
+        pass
+    return found
 
 
 def test_wrapping_breaks_inside_brackets_only():
