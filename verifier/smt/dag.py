@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .encode import CTX, z3
 
-__all__ = ["Dag", "OPS"]
+__all__ = ["Dag", "OPS", "free_constants"]
 
 _CTX = CTX.ref()
 OPS = {
@@ -34,6 +34,30 @@ _BOOL_SORT, _INT_SORT, _REAL_SORT = z3.Z3_BOOL_SORT, z3.Z3_INT_SORT, z3.Z3_REAL_
 def _sort(a) -> int:
     return z3.Z3_get_sort_kind(_CTX, z3.Z3_get_sort(_CTX, a))
 _to_expr = z3.z3._to_expr_ref  # a raw AST back to a z3py term (leaves only)
+
+
+def free_constants(terms: list) -> list:
+    """The uninterpreted constants of some terms, each once (a DAG walk through the C API: z3py's
+    `children()` builds a Python object per argument, which made this walk a minute of a
+    verification run on the biggest spec)."""
+    get_id, kind_of, app = z3.Z3_get_ast_id, z3.Z3_get_ast_kind, z3.Z3_APP_AST
+    seen, out = set(), []
+    stack = [t.as_ast() for t in terms if z3.is_expr(t)]
+    while stack:
+        a = stack.pop()
+        i = get_id(_CTX, a)
+        if i in seen:
+            continue
+        seen.add(i)
+        if kind_of(_CTX, a) != app:  # numerals, quantifiers, bound variables: nothing free below
+            continue
+        n = z3.Z3_get_app_num_args(_CTX, a)
+        if n == 0:
+            if z3.Z3_get_decl_kind(_CTX, z3.Z3_get_app_decl(_CTX, a)) == z3.Z3_OP_UNINTERPRETED:
+                out.append(_to_expr(a, CTX))
+            continue
+        stack.extend(z3.Z3_get_app_arg(_CTX, a, k) for k in range(n))
+    return out
 
 
 class Dag:

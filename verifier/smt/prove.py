@@ -493,7 +493,7 @@ class Prover:
         if not claims:
             return {}
         lemmas = self.proved or []
-        path = Path(self.rel, self.alternatives)
+        path = Path(self.rel, self.alternatives, self.check_budget)
         out: dict[str, Verdict] = {}
         try:
             depth, complete = self._bounded(path, claims, lemmas, max_depth, out)

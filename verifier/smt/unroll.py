@@ -15,6 +15,7 @@ check fails stops there (`well_formed` is proved or refuted on its own).
 """
 from __future__ import annotations
 
+from .dag import free_constants
 from .encode import StateVars, and_all, eq_leaf, eq_val, or_all, z3
 from .relation import Relation
 from .transition import fresh_snapshots
@@ -53,30 +54,16 @@ def same_state(rel: Relation, a: StateVars, a_snaps: dict, b: StateVars, b_snaps
     return and_all(parts)
 
 
-def _free_constants(exprs: list) -> list:
-    """The uninterpreted constants of some terms (a DAG walk: shared subterms once)."""
-    seen, out, stack = set(), [], [e for e in exprs if z3.is_expr(e)]
-    while stack:
-        e = stack.pop()
-        k = e.get_id()
-        if k in seen:
-            continue
-        seen.add(k)
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(e)
-        elif z3.is_app(e):
-            stack.extend(e.children())
-    return out
-
-
 class Path:
     """States s0..sk (free copies; s0 is the relation's own free state) and the links between them.
 
     `alternatives(d)` is the relation's (it may raise what the relation raises: out of time,
-    beyond the encoding); `link(i)` is T(s_i, s_i+1), built on first use."""
+    beyond the encoding); `link(i)` is T(s_i, s_i+1), built on first use; `check()` is called
+    between alternatives while they are read, so that a deadline can stop a long build (it
+    raises what the caller wants raised)."""
 
-    def __init__(self, rel: Relation, alternatives):
-        self.rel, self._alternatives = rel, alternatives
+    def __init__(self, rel: Relation, alternatives, check=lambda: None):
+        self.rel, self._alternatives, self._check = rel, alternatives, check
         self.states = [(rel.state, rel.snaps)]
         self._links: dict[int, object] = {}
         self._bodies: dict[int, list] = {}  # d -> [(alternative formula over s0 and a free s1, its constants)]
@@ -96,10 +83,11 @@ class Path:
             own = {e.get_id() for e in self._base} | {e.get_id() for e in state_leaves(self.rel, s1, snaps1)}
             out = []
             for alt in self._alternatives(d):
+                self._check()
                 body = and_all([self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
                                + [alt.guard] + [o.cond for o in alt.pre + alt.step.obligations]
                                + [same_state(self.rel, s1, snaps1, alt.step.state, alt.step.snapshots)])
-                choices = [c for c in _free_constants([body]) if c.get_id() not in own]
+                choices = [c for c in free_constants([body]) if c.get_id() not in own]
                 out.append((alt, body, choices))
             self._bodies[d] = out
         return self._bodies[d]

@@ -1,0 +1,48 @@
+"""`smt/dag.py`: the term table and the walk for free constants read terms as z3py would."""
+from __future__ import annotations
+
+import z3
+
+from verifier.smt.dag import Dag, free_constants
+from verifier.smt.encode import CTX
+
+
+def _z3py_free_constants(term) -> set:
+    """The reference: z3py's own objects, one node at a time."""
+    seen, out, stack = set(), set(), [term]
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(e.get_id())
+        elif z3.is_app(e):
+            stack.extend(e.children())
+    return out
+
+
+def test_free_constants_are_the_uninterpreted_constants_once_each():
+    x, y = z3.Ints("x y", ctx=CTX)
+    b = z3.Bool("b", ctx=CTX)
+    f = z3.Function("f", z3.IntSort(CTX), z3.IntSort(CTX))
+    bound = z3.Int("bound", ctx=CTX)
+    shared = x + y
+    # shared subterms, an uninterpreted function (not a constant; its argument is), a quantifier
+    # (what it binds is not free; the walk does not enter it, as z3py's `is_app` does not), numerals
+    term = z3.And(shared > 3, z3.If(b, shared, f(y)) == 7, z3.ForAll([bound], bound + x >= bound))
+    found = free_constants([term, x * 2])
+    assert sorted(str(c) for c in found) == ["b", "x", "y"]
+    assert {c.get_id() for c in found} == _z3py_free_constants(term)
+    assert len(found) == len({c.get_id() for c in found})
+
+
+def test_the_table_reads_leaves_numbers_and_operators():
+    x, y = z3.Ints("x y", ctx=CTX)
+    dag = Dag()
+    i = dag.add(z3.If(x < 3, x + 2, y))
+    assert dag.op[i] == "ite"
+    cond, yes, no = dag.args[i]
+    assert dag.op[cond] == "lt" and dag.op[yes] == "add" and dag.op[no] == "leaf"
+    assert sorted(str(dag.term[leaf]) for leaf in dag.leaves_of(dag.support(i))) == ["x", "y"]
+    assert [dag.value[a] for a in dag.args[yes] if dag.op[a] == "num"] == [2]
