@@ -589,3 +589,74 @@ invariant dealt_small "a card is at most the player count": all(p in players: ca
     res, report = run(text, players=[5])
     assert all(r.status == "proved" for r in res.values()), [(r.name, r.status, r.reason) for r in res.values()]
     assert [b["proved"] for b in report.score_bounds if b["player"] == 0] == [[0, 5]]
+
+
+STONES = '''
+game stones "Stones"
+players 2
+type Idx = 0..6
+var pile: array[Idx] of 0..3 = 1
+var turn: Player = 0
+def can_take(): bool = any(i in Idx: pile[i] > 0)
+flow {
+  while can_take() decreases sum(i in Idx: pile[i]) {
+    BEFORE
+    choose turn {
+      move take(i: Idx) "takes from pile {i}"
+        require stones "the pile has a stone": pile[i] > 0
+      { pile[i] -= 1 }
+    }
+    turn = next_player(turn)
+  }
+}
+outcome { score p: if p == turn then 0 else 1 }
+'''
+
+
+def test_what_the_loop_said_carries_no_deadlock_and_the_measure():
+    """A move is legal because the loop around it said so (`while can_take()`): one-step induction
+    on `no_deadlock` alone has a counterexample (a state at the choice with every pile empty); the
+    facts of the flow's structure ("inside the loop, can_take() held"; "the remembered measure is
+    the sum") are inductive, and with them `no_deadlock`, the measure and termination are proved.
+    Without the directed search (no enumeration: the proof alone)."""
+    res, _ = run(STONES.replace("BEFORE", ""))
+    assert {k: r.status for k, r in res.items()} == \
+        {"well_formed": "proved", "no_deadlock": "proved", "termination": "proved"}, \
+        {k: r.reason for k, r in res.items()}
+
+
+def test_what_the_loop_said_is_dropped_when_a_write_breaks_it():
+    """Planted: a write between the loop's check and the choice takes a stone from the fullest
+    pile, so the last stone (of seven: two go each round) goes before the player to move can take
+    it (a real deadlock). The guess
+    "can_take() holds at the choice" is not inductive and is dropped: `no_deadlock` is never proved
+    (the search finds the game)."""
+    planted = STONES.replace("BEFORE", "let top = argmax(i in Idx: pile[i])\n    pile[top] -= 1")
+    res, _ = run(planted, budget={"falsify": 20})
+    assert res["no_deadlock"].status == "violated", res["no_deadlock"].reason
+    res, _ = run(planted)
+    assert res["no_deadlock"].status != "proved"
+
+
+def test_path_conditions_read_off_the_flow():
+    from verifier.smt.path_facts import path_conditions
+    program = program_of('''
+game g "G"
+players 2
+var x: 0..9 = 0
+var turn: Player = 0
+flow {
+  while x < 5 decreases 9 - x {
+    if x == 1 { choose turn { move a() "a" { x += 1 } } }
+    elif x == 2 { chance y from 1..2  x += y }
+    else { choose turn { move b() "b" { x += 1 } } }
+  }
+}
+outcome { score p: x }
+''')
+    held = {d: [(kind, getattr(what, "op", what), truth if kind == "cond" else None) for kind, what, truth in h]
+            for d, h in path_conditions(program).items()}
+    # the loop's condition and measure everywhere; each branch's condition, the earlier ones negated
+    assert [len(h) for _, h in sorted(held.items())] == [3, 4, 4]
+    assert [truth for kind, _, truth in held[2] if kind == "cond"] == [True, False, False]
+    assert [kind for kind, _, _ in held[0]] == ["cond", "measure", "cond"]

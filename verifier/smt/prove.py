@@ -31,6 +31,8 @@ from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation, at_pc, successor_cases
 from .transition import initial, legal, fresh_params
+from .dag import free_constants
+from .system import flatten_and
 from .unroll import Path, leaves, same_state
 
 __all__ = ["Prover", "Verdict"]
@@ -40,6 +42,7 @@ HINT_BUDGET_S = 20.0  # per alternative and round for frame facts; what is unset
 HINT_SHARE = 0.4  # of the time budget for frame facts; after it, each alternative gets a glance
 MAX_WIDE_RELATIONS = 12  # linear equalities over three or more quantities guessed per decision point
 MAX_COEFFICIENT = 8  # ... each with coefficients at most this large
+SLICE_MS = 1000  # per sliced first try of a run-time check (`_sliced_holds`)
 MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
 
 
@@ -585,6 +588,7 @@ class Prover:
     def _obligations(self) -> Verdict:
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
+        pool = _Pool(assume)
         failures, unknowns, count = [], [], 0
         self.failed_checks = []
         for d in self.decisions():
@@ -597,8 +601,15 @@ class Prover:
                 count += len(alt.pre) + len(alt.step.obligations)
                 if not goals:
                     continue
-                sol = self.solver()
                 pre_ids = {id(o) for o in alt.pre}
+                # each check first over the assumptions that share a leaf with it: most need only
+                # a few (a position within a constant sequence), and the whole query carries every
+                # lemma, which a lemma about a large board makes slow
+                for k in [k for k, o in goals.items() if self._sliced_holds(pool, d, alt, o.cond, id(o) in pre_ids)]:
+                    del goals[k]
+                if not goals:
+                    continue
+                sol = self.solver()
                 sol.add(*assume, *self._at(d, alt))
                 failing: dict = {}
                 deadline = time.perf_counter() + self.timeout_ms / 1000
@@ -627,6 +638,19 @@ class Prover:
             return Verdict("unknown", "induction", f"the solver gave up on {len(unknowns)} run-time checks, e.g. "
                            f"{u[0]} at {u[1]}", seconds)
         return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point", seconds)
+
+    def _sliced_holds(self, pool: "_Pool", d: int, alt: Alternative, goal, legality: bool) -> bool:
+        """The check holds given the assumptions and move conditions that share a leaf with it
+        (the decision point and the move's case always): then it holds given all of them. A
+        short time-out: what the slice does not settle quickly, the whole query asks."""
+        if is_true(goal):
+            return True
+        wanted = pool.leaves_of(goal)
+        keep = pool.sharing(wanted) + (pool.sharing(wanted, flatten_and(alt.guard)) if not legality else [])
+        sol = z3.Solver(ctx=CTX)
+        sol.set("timeout", min(SLICE_MS, self._call_ms()))
+        sol.add(*self._at(d, alt), *keep)
+        return sol.check(not_(goal)) == z3.unsat
 
     # ------------------------------------------------------------ no_deadlock
     def deadlocks(self) -> Verdict:
@@ -804,3 +828,19 @@ class _Indexed:
 
     def __init__(self, state, where, name, i):
         setattr(self, where, {name: getattr(state, where)[name][i]})
+
+
+class _Pool:
+    """Assumptions split into conjuncts, each with the leaves it reads (z3 ids), for slicing."""
+
+    def __init__(self, assumptions: list):
+        self.parts = [(c, self.leaves_of(c)) for a in assumptions for c in flatten_and(a)]
+
+    @staticmethod
+    def leaves_of(term) -> frozenset:
+        return frozenset(c.get_id() for c in free_constants([term]))
+
+    def sharing(self, wanted: frozenset, extra: list | None = None) -> list:
+        """The conjuncts (of the pool, or of `extra`) that read one of the `wanted` leaves."""
+        parts = self.parts if extra is None else [(c, self.leaves_of(c)) for c in extra]
+        return [c for c, leaves in parts if leaves & wanted]

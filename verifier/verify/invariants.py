@@ -3,7 +3,9 @@ the ones before left open, and the lemmas the proofs leave for the checks after 
 
 1. initiation: each invariant on the initial state (concrete: it holds or not);
 2. intervals (`engines/intervals.py`): an abstract interpretation of the whole system, cheap,
-   whose facts ("at d, lo <= x <= hi", "d is unreachable") every later query assumes;
+   whose facts ("at d, lo <= x <= hi", "d is unreachable") every later query assumes; then the
+   facts of the flow's structure (`smt/path_facts.py`: "inside `while C`, C held"), those the
+   induction shows inductive;
 3. induction (`engines/induction.py`): per-claim Houdini over sliced queries, then the claims a
    move broke again, with every instance that survived as a lemma;
 4. Spacer (`engines/spacer.py`, IC3/PDR on each open claim's cone), with a share of what is left:
@@ -32,6 +34,7 @@ from ..smt.encode import Encoder, and_all, eq_leaf, implies, is_true, lift, num,
 from ..smt.engines.induction import Claim, Induction, Outcome, instances_of
 from ..smt.engines.intervals import BIG, analyse
 from ..smt.engines.spacer import Spacer
+from ..smt.path_facts import path_facts
 from ..smt.prove import OutOfBudget, Prover, Unsettled, Verdict
 from ..smt.relation import Candidate, OutOfTime
 from ..smt.system import System
@@ -43,6 +46,7 @@ RESTS_ON = "well_formed"  # what every inductive proof assumes (successors withi
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
 INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
 SPACER_SHARE = 0.6  # of the time left after the induction, for Spacer (the older engine gets the rest)
+PATH_SHARE = 0.15  # of the time left after the intervals, at most, for the facts of the flow's structure
 
 
 def prove_invariants(prover: Prover, invariants: list, deadline: float | None, progress=None,
@@ -79,6 +83,15 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         else:
             say("interval analysis cut short: the induction goes on without its facts")
             facts = None  # a fixpoint cut short is no over-approximation: nothing of it is a fact
+        # what held on the way into each decision point (a loop's condition, its measure): guesses
+        # the induction keeps only where inductive; they carry `no_deadlock` and loop measures
+        # where a move is legal because the loop around it said so (smt/path_facts.py)
+        guesses = path_facts(p, n, options, rel.state, rel.snaps)
+        if guesses:
+            say("facts of the flow's structure")
+            paths = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, PATH_SHARE), say)
+            paths.run([Claim("what held on the way in", None, guesses)], list(lemmas))
+            lemmas += [f for f in paths.lemmas if f not in lemmas]
         claims = [Claim(inv.name, inv, instances_of(Encoder(p, n, options, rel.state).invariant(inv)))
                   for inv in live]
         # a claim the intervals settle needs no query

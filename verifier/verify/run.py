@@ -292,7 +292,9 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     open_invs = [inv for inv in program.invariants if inv.name not in violated and inv.name not in verdicts]
     needs_invariants = only is None or any(x in asked and x not in violated
                                            for x in spec_names + ["no_deadlock", RESTS_ON])
-    if needs_invariants and (open_invs or (only is None and not enumerated)):
+    # (with no invariant to prove, the system, its interval facts and the facts of the flow's
+    # structure are still what `well_formed` and `no_deadlock` are proved from)
+    if needs_invariants and (open_invs or not enumerated):
         # every unbroken invariant takes part (each helps prove the others), even if not asked
         verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say,
                                                           spacer=budget.spacer).items()
