@@ -15,7 +15,9 @@ Walk: the flow's statements in order; a move body holds no decision point (moves
 from __future__ import annotations
 
 from ..ir import nodes as N
-from .encode import Encoder, NotEncoded, eq_leaf, implies, is_true, num, z3
+from .encode import Encoder, NotEncoded, StateVars, eq_leaf, implies, is_true, num, z3
+from .relation import Candidate
+from .transition import fresh_snapshots
 
 __all__ = ["path_conditions", "path_facts"]
 
@@ -54,30 +56,42 @@ def path_conditions(program) -> dict[int, list[tuple]]:
     return out
 
 
-def path_facts(program, n: int, options: dict, state, snaps) -> list:
-    """The candidates over the free state (`state`, `snaps`: the relation's step 0): for each
-    decision point d and each thing that held on the way in, "pc is d implies it". Conditions the
-    encoding cannot read over the state (a name bound only while a move is chosen) or that are
-    constant are left out."""
-    out, seen = [], set()
+def path_facts(program, n: int, options: dict) -> list[Candidate]:
+    """The candidates: for each decision point d and each thing that held on the way in, "pc is d
+    implies it" (a `Candidate`: a formula over any state, e.g. the initial one, where it must hold
+    too before induction may keep it). Conditions the encoding cannot read over a state (a name
+    bound only while a move is chosen) or that are constant (the player count) are left out."""
+    out = []
     for d, held in sorted(path_conditions(program).items()):
-        at_d = eq_leaf(state.pc, num(d))
         for kind, what, expr in held:
-            try:
-                value = Encoder(program, n, options, state).expr(what if kind == "cond" else expr)
-            except (KeyError, NotEncoded, NotImplementedError):
-                continue
-            if not z3.is_expr(value):
-                continue
-            if kind == "cond":
-                f = value if expr else z3.Not(value)  # ("cond", condition, whether it held)
-            else:
-                f = eq_leaf(snaps[f"M_{what}"], value)  # ("measure", k, the measure)
-            f = z3.simplify(f)
-            if is_true(f) or z3.is_false(f):  # a constant condition (e.g. the player count) says nothing
-                continue
-            formula = implies(at_d, f)
-            if formula.get_id() not in seen:
-                seen.add(formula.get_id())
-                out.append(formula)
+            cand = _candidate(program, n, options, d, kind, what, expr)
+            if cand is not None:
+                out.append(cand)
     return out
+
+
+def _candidate(program, n: int, options: dict, d: int, kind: str, what, expr) -> Candidate | None:
+    def fact(state, snaps):
+        value = Encoder(program, n, options, state).expr(what if kind == "cond" else expr)
+        if kind == "cond":
+            return value if expr else z3.Not(value)  # ("cond", condition, whether it held)
+        return eq_leaf(snaps[f"M_{what}"], value)  # ("measure", k, the measure)
+
+    def at(state, snaps):
+        return implies(eq_leaf(state.pc, num(d)), fact(state, snaps))
+
+    try:
+        probe = z3.simplify(fact(*_free_state(program, n, options)))
+    except (KeyError, NotEncoded, NotImplementedError):
+        return None
+    if is_true(probe) or z3.is_false(probe):
+        return None
+    line = (what if kind == "cond" else expr).span.line
+    text = f"the condition at line {line} {'held' if kind != 'cond' or expr else 'did not hold'}" \
+        if kind == "cond" else f"the loop's remembered measure is its measure (line {line})"
+    return Candidate(f"path {d} {kind} line {line}" + ("" if kind != "cond" or expr else " (not)"),
+                     f"at decision point {d}, {text}", None, at)
+
+
+def _free_state(program, n: int, options: dict):
+    return StateVars(program, n, options, "probe"), fresh_snapshots(program, n, "probe")

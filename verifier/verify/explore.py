@@ -66,18 +66,29 @@ def state_fields(raw) -> tuple[str, ...]:
     return names
 
 
+_ATOMS = frozenset((bool, int, str, type(None)))  # sets are bitmasks: ints
+_SEQUENCES = frozenset((list, tuple))  # stored lists and built-ins' tuples are one value
+
+
 def _freeze(value):
-    if isinstance(value, (bool, int, str)) or value is None:  # sets are bitmasks: ints
+    # exact types first (the searches freeze every state they meet: this is half of Wasabi!'s
+    # beam search time with generator expressions), any subclass the slow way
+    t = type(value)
+    if t in _ATOMS:
         return value
-    if isinstance(value, (list, tuple)):  # stored lists and built-ins' tuples are one value
-        return tuple(_freeze(v) for v in value)
+    if t in _SEQUENCES:
+        return tuple([v if type(v) in _ATOMS else _freeze(v) for v in value])
+    if isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple([_freeze(v) for v in value])
     raise NotImplementedError(f"state_key cannot freeze a {type(value).__name__}")
 
 
 def state_key(state: GameState) -> tuple:
     """The state's identity: equal keys mean the same game from here on."""
     raw = state.s
-    return tuple(_freeze(getattr(raw, f)) for f in state_fields(raw))
+    return tuple([_freeze(getattr(raw, f)) for f in state_fields(raw)])
 
 
 def _digest(key: tuple) -> bytes:

@@ -86,7 +86,9 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         # what held on the way into each decision point (a loop's condition, its measure): guesses
         # the induction keeps only where inductive; they carry `no_deadlock` and loop measures
         # where a move is legal because the loop around it said so (smt/path_facts.py)
-        guesses = path_facts(p, n, options, rel.state, rel.snaps)
+        # (each must hold when the game starts: induction alone shows only that moves keep it)
+        guesses = [c.at(rel.state, rel.snaps) for c in path_facts(p, n, options)
+                   if is_true(z3.simplify(c.at(init.state, init.snapshots)))]
         if guesses:
             say("facts of the flow's structure")
             paths = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, PATH_SHARE), say)
