@@ -42,7 +42,8 @@ HINT_BUDGET_S = 20.0  # per alternative and round for frame facts; what is unset
 HINT_SHARE = 0.4  # of the time budget for frame facts; after it, each alternative gets a glance
 MAX_WIDE_RELATIONS = 12  # linear equalities over three or more quantities guessed per decision point
 MAX_COEFFICIENT = 8  # ... each with coefficients at most this large
-SLICE_MS = 1000  # per sliced first try of a run-time check (`_sliced_holds`)
+GLANCE_MS = 1500  # the first query of a move's run-time checks, all together (`_glance`)
+SLICE_MS = 1000  # per sliced try of a run-time check not settled at a glance (`_sliced_holds`)
 MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
 
 
@@ -602,13 +603,6 @@ class Prover:
                 if not goals:
                     continue
                 pre_ids = {id(o) for o in alt.pre}
-                # each check first over the assumptions that share a leaf with it: most need only
-                # a few (a position within a constant sequence), and the whole query carries every
-                # lemma, which a lemma about a large board makes slow
-                for k in [k for k, o in goals.items() if self._sliced_holds(pool, d, alt, o.cond, id(o) in pre_ids)]:
-                    del goals[k]
-                if not goals:
-                    continue
                 sol = self.solver()
                 sol.add(*assume, *self._at(d, alt))
                 failing: dict = {}
@@ -618,10 +612,18 @@ class Prover:
                     deadline = self.deadline
                 # legality obligations are asked without the legality guard (the engine evaluates
                 # requirements to find the legal moves); the move's own with it
-                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) in pre_ids}, failing, d, alt, deadline)
-                sol.add(alt.guard)
-                self._houdini(sol, {k: o.cond for k, o in goals.items() if id(o) not in pre_ids}, failing, d, alt,
-                              deadline)
+                for legality in (True, False):
+                    if not legality:
+                        sol.add(alt.guard)
+                    part = {k: o.cond for k, o in goals.items() if (id(o) in pre_ids) == legality}
+                    if not part or self._glance(sol, part):
+                        continue
+                    # not settled at a glance: each check over the assumptions that share a leaf
+                    # with it — most need only a few (a position within a constant sequence),
+                    # while the whole query carries every lemma, which a lemma about a large
+                    # board makes slow — then what is left over the whole query
+                    part = {k: c for k, c in part.items() if not self._sliced_holds(pool, d, alt, c, legality)}
+                    self._houdini(sol, part, failing, d, alt, deadline)
                 for k, (kind, *_rest) in failing.items():
                     o = goals[k]
                     (failures if kind == "sat" else unknowns).append((o.sentence, o.span, self._where(d, alt)))
@@ -638,6 +640,14 @@ class Prover:
             return Verdict("unknown", "induction", f"the solver gave up on {len(unknowns)} run-time checks, e.g. "
                            f"{u[0]} at {u[1]}", seconds)
         return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point", seconds)
+
+    def _glance(self, sol, goals: dict) -> bool:
+        """Every goal holds, by one short query of them all (most moves keep every check)."""
+        sol.set("timeout", min(GLANCE_MS, self._call_ms()))
+        try:
+            return sol.check(not_(and_all(goals.values()))) == z3.unsat
+        finally:
+            sol.set("timeout", self._call_ms())
 
     def _sliced_holds(self, pool: "_Pool", d: int, alt: Alternative, goal, legality: bool) -> bool:
         """The check holds given the assumptions and move conditions that share a leaf with it
