@@ -38,6 +38,18 @@ INLINE_DEPTH = 4        # jump threading: how many segments deep
 INLINE_MAX_LINES = 30   # ... and how large a segment may be to be copied
 
 
+MEMO_MIN_CODE = 2000    # straight-line definitions shorter than this (characters) are not memoised
+LOOPING_CODE = re.compile(r" for |\bR_\w+\(|\bL\.(bits|min_of|max_of|arg_best|unique|mask_of)\(|\bBITS_")
+
+
+def worth_memoising(body: str) -> bool:
+    """Is a read-only definition's code worth a memo entry?  Yes when it loops (a
+    comprehension or generator, a library call that loops, a set's members), calls a
+    memoised definition, or is long; a short straight-line expression (a few comparisons,
+    an unrolled aggregate over a handful of items) is cheaper to compute again than to look up."""
+    return len(body) >= MEMO_MIN_CODE or LOOPING_CODE.search(body) is not None
+
+
 def _lo(t: Type) -> int:
     return t.lo if isinstance(t, IntT) else 0
 
@@ -188,14 +200,24 @@ class CodeGen(StaticGen, MoveGen):
         if isinstance(domain, PlayerT):
             if isinstance(t, PlayerT) or (vlo >= 0 and vhi < self.p.min_players):
                 return code
-            return f"L.check_range({code}, 0, s.n - 1, {self.where(e)})"
+            return self.range_check(code, "0", "s.n - 1", self.where(e))
         loaded = self.loaded_bounds(domain)
         if loaded is not None:  # the options as loaded bound it: checked every time
-            return f"L.check_range({code}, {loaded[0]}, {loaded[1]}, {self.where(e)})"
+            return self.range_check(code, loaded[0], loaded[1], self.where(e))
         dlo, dhi = int_bounds(domain, self.p.max_players)
         if dlo <= vlo and vhi <= dhi:
             return code
-        return f"L.check_range({code}, {dlo}, {dhi}, {self.where(e)})"
+        return self.range_check(code, str(dlo), str(dhi), self.where(e))
+
+    @staticmethod
+    def range_check(code: str, lo: str, hi: str, where: str) -> str:
+        """`code` checked against lo..hi.  A plain name or field is compared in line and
+        `L.check_range` is called only to raise: the check runs on every candidate of a legal
+        move's enumeration, where a Python call per value costs more than the comparison."""
+        call = f"L.check_range({code}, {lo}, {hi}, {where})"
+        if SIMPLE_CODE.fullmatch(code):
+            return f"({code} if {lo} <= {code} <= {hi} else {call})"
+        return call
 
     @staticmethod
     def loaded_bounds(t: Type) -> tuple[str, str] | None:
@@ -227,6 +249,16 @@ class CodeGen(StaticGen, MoveGen):
             idx = self.within(e.index, idx, bt.index)
             lo = _lo(bt.index)
             return f"{base}[{idx}]" if lo == 0 else f"{base}[({idx}) - {lo}]"
+        items = self.static_value(e.base)
+        if isinstance(items, list):
+            pos = self.static_value(e.index)
+            if isinstance(pos, int) and 0 <= pos < len(items) and isinstance(items[pos], int):
+                return repr(items[pos])  # both known: the item itself
+            it = self.p.types.get(id(e.index))
+            if it is not None and is_int_like(it):
+                ilo, ihi = int_bounds(it, self.p.max_players)
+                if 0 <= ilo and ihi < len(items):  # the index's type keeps it inside: no check
+                    return f"{base}[{idx}]"
         return f"L.at({base}, {idx}, {self.where(e)})"
 
     def x_FieldAccess(self, e):
@@ -885,7 +917,9 @@ class CodeGen(StaticGen, MoveGen):
 
         Definitions are pure, so within one read-only evaluation a call with the same
         arguments has the same result; the runtime gives each of its calls a fresh
-        memo (`s.memo`), and code that changes state never reads it.
+        memo (`s.memo`), and code that changes state never reads it.  A definition whose
+        code is short and straight-line is not memoised (`worth_memoising`): the memo's
+        key tuple and dictionary look-up cost more than computing it again.
         """
         for k, (name, d) in enumerate(self.p.defs.items()):
             params = "".join(f", v_{q.name}" for q in d.params)
@@ -903,7 +937,7 @@ class CodeGen(StaticGen, MoveGen):
             with self.reading():
                 body = self.within(d.body, self.expr(d.body), result)
             hashable = all(self.p.symbols_param_type(q).is_domain for q in d.params)
-            if hashable:
+            if hashable and worth_memoising(body):
                 key = f"({k}{''.join(f', v_{q.name}' for q in d.params)})" if d.params else str(k)
                 out(1, f"r = s.memo.get({key}, L.MISSING)")
                 out(1, "if r is L.MISSING:")

@@ -20,7 +20,8 @@ from __future__ import annotations
 import functools
 
 from ..ir import nodes as N
-from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type
+from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT, Type
+from .gen_static import CodeItem
 
 
 def reads_state_only(method):
@@ -30,6 +31,16 @@ def reads_state_only(method):
         with self.reading():
             return method(self, *args, **kwargs)
     return wrapper
+
+
+def walk_nodes(node):
+    from ..frontend.typecheck import walk
+    return walk(node)
+
+
+def free_names(e) -> set:
+    """The names an expression reads (its own bound variables included: a superset)."""
+    return {n.name for n in walk_nodes(e) if isinstance(n, N.Name)}
 
 
 def _lo(t: Type) -> int:
@@ -229,9 +240,11 @@ class MoveGen:
         does not change the result.
         """
         params = [p.name for p in mi.move.params]
-        pending = [(r, self.param_deps(r.cond, params)) for r in mi.move.requires]
-        guards = [self.require_code(r) for r, deps in pending if not deps]
-        pending = [(r, deps) for r, deps in pending if deps]
+        # (code, deps) per test: each requirement's conjuncts, so that a conjunct runs as soon
+        # as it and the conjuncts before it in its requirement are bound
+        pending = [test for r in mi.move.requires for test in self.require_tests(r, params)]
+        guards = [code for code, deps in pending if not deps]
+        pending = [(code, deps) for code, deps in pending if deps]
         clauses, bound, unordered = [], set(), False
         for i, p in enumerate(mi.move.params):
             src, unsorted = self.param_source(p, mi.param_types[i])
@@ -249,8 +262,8 @@ class MoveGen:
                 src = name
             clauses.append(f"for v_{p.name} in {src}")
             bound.add(p.name)
-            for r, rdeps in [x for x in pending if x[1] <= bound]:
-                clauses.append(f"if {self.require_code(r)}")
+            for code, rdeps in [x for x in pending if x[1] <= bound]:
+                clauses.append(f"if {code}")
             pending = [x for x in pending if not x[1] <= bound]
         if not mi.move.params:
             body = f"[{mi.offset}]"
@@ -270,6 +283,49 @@ class MoveGen:
                     k += 1
                 return k
         return len(clauses)
+
+    def require_tests(self, r, params: list[str]) -> list[tuple[str, set]]:
+        """A requirement as tests for the legal-move enumeration: (code, parameters it
+        waits for).  The requirement's `and` chain is split, and so is the body of a
+        definition it calls when that body is an `and` chain without bound variables and
+        every argument fits its parameter (no range check is skipped).  Each test waits for
+        everything the tests before it wait for: they run in the requirement's own order,
+        so a conjunct that guards another (an index kept on the board) still comes first."""
+        if type(self).require_code is not MoveGen.require_code:
+            return [(self.require_code(r), self.param_deps(r.cond, params))]  # records each requirement
+        tests: list[tuple[str, set]] = []
+        deps: set = set()
+        for code, own in self.conjuncts(r.cond, {q: {q} for q in params}, 0):
+            deps = deps | own
+            tests.append((code, deps))
+        return tests
+
+    def conjuncts(self, e, deps_of: dict, depth: int) -> list[tuple[str, set]]:
+        """(code, deps) for each conjunct of `e`; `deps_of` maps a name to the move
+        parameters its value depends on."""
+        if isinstance(e, N.Binary) and e.op == "and":
+            return self.conjuncts(e.left, deps_of, depth) + self.conjuncts(e.right, deps_of, depth)
+        d = self.p.defs.get(e.func) if isinstance(e, N.Call) else None
+        sym = self.p.symbols.get(e.func) if d is not None else None
+        if d is not None and sym.kind == "def" and depth < 3 and isinstance(d.body, N.Binary) \
+                and d.body.op == "and" and not any(isinstance(n, N.Aggregate) for n in walk_nodes(d.body)):
+            codes, arg_deps = [], {}
+            for a, q in zip(e.args, d.params):
+                code = self.expr(a)
+                if self.within(a, code, self.p.def_param_types.get(id(q), IntT(0, 0))) != code:
+                    break  # the call checks this argument's range: keep the call
+                codes.append(code)
+                arg_deps[q.name] = set().union(*(deps_of.get(n, set()) for n in free_names(a)))
+            else:
+                saved = self.locals_stack, self.const_env
+                self.locals_stack = [set()]
+                self.const_env = [{q.name: int(c) if c.lstrip("-").isdigit() else CodeItem(f"({c})")
+                                   for q, c in zip(d.params, codes)}]
+                try:
+                    return self.conjuncts(d.body, arg_deps, depth + 1)
+                finally:
+                    self.locals_stack, self.const_env = saved
+        return [(self.expr(e), set().union(*(deps_of.get(n, set()) for n in free_names(e))))]
 
     def require_code(self, r) -> str:
         """A requirement's test where play decides legality (legal actions, steps); the
