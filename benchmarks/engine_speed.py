@@ -7,8 +7,11 @@
 * Every example with an OpenSpiel counterpart: full random games per second through one
   Python loop (`playout`, OpenSpiel's state API) on our spec registered in pyspiel
   (`verifier.openspiel.load`) and on `pyspiel.load_game(name, params)`, OpenSpiel's C++
-  game driven from Python.  Target: ours / C++ >= 0.5.  The `clone` columns run the same
-  games with a `clone()` before every step (what a tree search pays per child).
+  game driven from Python.  Target: ours / C++ >= 0.5.  `direct`: the same engine's runtime
+  `GameState` in the same loop (no pyspiel in between).  The clone column runs the same games
+  with a `clone()` before every step (what a tree search pays per child).  The floor row is a
+  game without rules hosted in pyspiel (`floor_game.py`): what pyspiel's hosting of a Python
+  game costs per step before any rule runs.
 * Every seed game: the compiled engine (runtime `GameState`, `play.random_step`) against its
   hand-written oracle (`engine_vs_oracle.py`).  Target: engine / oracle >= 1.5.
 
@@ -103,22 +106,23 @@ def timed_round(game, seconds: float, rng: random.Random, clone: bool) -> tuple[
             return games / elapsed, steps / elapsed
 
 
-def compare(ours, theirs, rounds: int, seconds: float, clone: bool) -> dict:
+def compare(sides: dict, rounds: int, seconds: float, clone: bool) -> dict:
+    """Median games/s and steps/s of each side (name -> game) over interleaved rounds."""
     rng = random.Random(1)
-    timed_round(ours, seconds / 4, rng, clone)  # warm-up, not recorded
-    timed_round(theirs, seconds / 4, rng, clone)
-    rates: dict = {"ours": [], "cpp": []}
-    for _ in range(rounds):  # interleaved: noise hits both alike
-        rates["ours"].append(timed_round(ours, seconds, rng, clone))
-        rates["cpp"].append(timed_round(theirs, seconds, rng, clone))
-    ours_gps = statistics.median(r[0] for r in rates["ours"])
-    cpp_gps = statistics.median(r[0] for r in rates["cpp"])
-    return {"ours_games_per_s": ours_gps, "cpp_games_per_s": cpp_gps, "ratio": ours_gps / cpp_gps,
-            "ours_steps_per_s": statistics.median(r[1] for r in rates["ours"]),
-            "cpp_steps_per_s": statistics.median(r[1] for r in rates["cpp"])}
+    for game in sides.values():  # warm-up, not recorded
+        timed_round(game, seconds / 4, rng, clone)
+    rates: dict = {name: [] for name in sides}
+    for _ in range(rounds):  # interleaved: noise hits every side alike
+        for name, game in sides.items():
+            rates[name].append(timed_round(game, seconds, rng, clone))
+    return {name: {"games_per_s": statistics.median(r[0] for r in rs),
+                   "steps_per_s": statistics.median(r[1] for r in rs)} for name, rs in rates.items()}
 
 
 def openspiel_rows(rounds: int, seconds: float, only: set | None, clone: bool) -> list[dict]:
+    """Per example: `adapter` (our spec registered in pyspiel), `direct` (the same engine's
+    runtime GameState, which has the same state API, in the same loop: no pyspiel between) and
+    `cpp` (pyspiel's own game)."""
     from verifier.openspiel import load
 
     out = []
@@ -128,14 +132,26 @@ def openspiel_rows(rounds: int, seconds: float, only: set | None, clone: bool) -
         entry = {"game": spec, "openspiel": name, "players": players}
         try:
             ours = load(ROOT / "spec" / "examples" / f"{spec}.rules", players, **options)
-            theirs = pyspiel.load_game(name, params)
-            entry["plain"] = compare(ours, theirs, rounds, seconds, clone=False)
+            sides = {"adapter": ours, "direct": ours.runtime_game, "cpp": pyspiel.load_game(name, params)}
+            entry["plain"] = compare(sides, rounds, seconds, clone=False)
             if clone:
-                entry["clone"] = compare(ours, theirs, rounds, seconds, clone=True)
+                entry["clone"] = compare({k: sides[k] for k in ("adapter", "cpp")}, rounds, seconds, clone=True)
         except Exception as exc:  # noqa: BLE001 - a benchmark reports, it does not stop
             entry["error"] = f"{type(exc).__name__}: {exc}"
         out.append(entry)
     return out
+
+
+def floor_row(rounds: int, seconds: float) -> dict:
+    """A game with no rules at all, written in Python and registered in pyspiel (nine moves,
+    the same legal list each time, the Python-side queries defined as the adapter defines
+    them), against C++ tic-tac-toe: what hosting any Python game in pyspiel costs per step.
+    `apply_action` crosses into C++ and back twice (the mover, then `_apply_action`), which
+    a C++ game does not."""
+    import floor_game  # benchmarks/floor_game.py
+
+    res = compare({"floor": floor_game.game(), "cpp": pyspiel.load_game("tic_tac_toe")}, rounds, seconds, False)
+    return {"steps_ratio": res["floor"]["steps_per_s"] / res["cpp"]["steps_per_s"], **res}
 
 
 def profile(only: set | None, seconds: float) -> None:
@@ -159,36 +175,44 @@ def profile(only: set | None, seconds: float) -> None:
 
 # ---------------------------------------------------------------- report
 
+def ratio(res: dict, a: str, b: str = "cpp") -> float:
+    return res[a]["games_per_s"] / res[b]["games_per_s"]
+
+
 def print_table(result: dict) -> None:
     print(f"engine speed: random full games/s, median of {result['rounds']} interleaved rounds of "
           f"{result['seconds']} s (load average {result['load']})")
+    print("adapter: the spec registered in pyspiel (verifier/openspiel.py); direct: its runtime GameState in "
+          "the same loop;")
+    print(f"C++: pyspiel.load_game(name); ratio = adapter / C++ (target {CPP_TARGET}); clone: a clone() "
+          f"before every step")
     print()
-    clone = any("clone" in e for e in result["openspiel"])
-    head = f"{'game':<22}{'p':>2}{'ours/s':>10}{'C++/s':>10}{'ratio':>7}"
-    if clone:
-        head += f"{'clone: ours':>13}{'C++':>9}{'ratio':>7}"
-    print(head + "  target 0.5")
+    print(f"{'game':<22}{'p':>2}{'adapter/s':>11}{'direct/s':>10}{'C++/s':>9}{'ratio':>7}{'direct':>8}"
+          f"{'clone ratio':>13}")
     for e in result["openspiel"]:
         if "error" in e:
             print(f"{e['game']:<22}  error: {e['error']}")
             continue
         p = e["plain"]
-        line = f"{e['game']:<22}{e['players']:>2}{p['ours_games_per_s']:>10.0f}{p['cpp_games_per_s']:>10.0f}" \
-               f"{p['ratio']:>7.2f}"
-        met = p["ratio"] >= CPP_TARGET
-        if "clone" in e:
-            c = e["clone"]
-            line += f"{c['ours_games_per_s']:>13.0f}{c['cpp_games_per_s']:>9.0f}{c['ratio']:>7.2f}"
-        print(line + ("" if met else "  below"))
+        r = ratio(p, "adapter")
+        line = (f"{e['game']:<22}{e['players']:>2}{p['adapter']['games_per_s']:>11.0f}"
+                f"{p['direct']['games_per_s']:>10.0f}{p['cpp']['games_per_s']:>9.0f}{r:>7.2f}"
+                f"{ratio(p, 'direct'):>8.2f}")
+        line += f"{ratio(e['clone'], 'adapter'):>13.2f}" if "clone" in e else f"{'':>13}"
+        print(line + ("" if r >= CPP_TARGET else "  below"))
+    f = result.get("floor")
+    if f:
+        print(f"{'(no rules: the floor)':<24}{f['floor']['steps_per_s']:>9.0f} steps/s vs C++ tic-tac-toe "
+              f"{f['cpp']['steps_per_s']:.0f}: {f['steps_ratio']:.2f} (a Python game hosted in pyspiel)")
     print()
-    print(f"{'seed game':<22}{'p':>2}{'engine/s':>10}{'oracle/s':>10}{'ratio':>7}  target {ORACLE_TARGET}")
+    print(f"{'seed game':<22}{'p':>2}{'engine/s':>11}{'oracle/s':>10}{'ratio':>7}  target {ORACLE_TARGET}")
     for e in result["oracles"]:
         name = Path(e["spec"]).stem
         if "error" in e:
             print(f"{name:<22}  error: {e['error']}")
             continue
         r = e["engine_over_oracle"]
-        print(f"{name:<22}{e['players']:>2}{e['engine_playouts_per_s']:>10.0f}{e['oracle_playouts_per_s']:>10.0f}"
+        print(f"{name:<22}{e['players']:>2}{e['engine_playouts_per_s']:>11.0f}{e['oracle_playouts_per_s']:>10.0f}"
               f"{r:>7.2f}" + ("" if r >= ORACLE_TARGET else "  below"))
 
 
@@ -197,6 +221,8 @@ def measure(quick: bool, only: set | None = None, clone: bool = True) -> dict:
     result = {"rounds": rounds, "seconds": seconds, "quick": quick,
               "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
     result["openspiel"] = openspiel_rows(rounds, seconds, only, clone)
+    if not only:
+        result["floor"] = floor_row(rounds, seconds)
     seeds = [e for e in ("ramen_ink", "ramen", "wasabi") if not only or e in only]
     result["oracles"] = engine_vs_oracle(rounds, 2 * seconds, seeds) if seeds else []
     return result

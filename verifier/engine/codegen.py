@@ -38,6 +38,7 @@ INLINE_DEPTH = 4        # jump threading: how many segments deep
 INLINE_MAX_LINES = 30   # ... and how large a segment may be to be copied
 
 
+FRESH_ITERABLE = re.compile(r"DOM_\w+|BITS_\w+\[[^\[\]]*\]|L\.bits\([^()]*(\([^()]*\)[^()]*)*\)|range\(s\.n\)")
 MEMO_MIN_CODE = 2000    # straight-line definitions shorter than this (characters) are not memoised
 LOOPING_CODE = re.compile(r" for |\bR_\w+\(|\bL\.(bits|min_of|max_of|arg_best|unique|mask_of)\(|\bBITS_")
 
@@ -593,12 +594,16 @@ class CodeGen(StaticGen, MoveGen):
 
     def s_For(self, st, out, ind):
         src = self.iter_code(st.source)
+        # the loop runs over a snapshot (the body may change the collection); a domain's tuple,
+        # a set's members and a range are one already
+        if not FRESH_ITERABLE.fullmatch(src):
+            src = f"list({src})"
         if self.in_flow_code:
-            out(ind, f"for s.L_{st.var} in list({src}):")
+            out(ind, f"for s.L_{st.var} in {src}:")
             self.block(st.body.stmts, out, ind + 1)
         else:
             self.locals_stack.append({st.var})
-            out(ind, f"for v_{st.var} in list({src}):")
+            out(ind, f"for v_{st.var} in {src}:")
             self.block(st.body.stmts, out, ind + 1)
             self.locals_stack.pop()
 

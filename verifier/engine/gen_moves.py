@@ -20,8 +20,7 @@ from __future__ import annotations
 import functools
 
 from ..ir import nodes as N
-from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT, Type
-from .gen_static import CodeItem
+from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type
 
 
 def reads_state_only(method):
@@ -31,16 +30,6 @@ def reads_state_only(method):
         with self.reading():
             return method(self, *args, **kwargs)
     return wrapper
-
-
-def walk_nodes(node):
-    from ..frontend.typecheck import walk
-    return walk(node)
-
-
-def free_names(e) -> set:
-    """The names an expression reads (its own bound variables included: a superset)."""
-    return {n.name for n in walk_nodes(e) if isinstance(n, N.Name)}
 
 
 def _lo(t: Type) -> int:
@@ -299,33 +288,6 @@ class MoveGen:
             deps = deps | own
             tests.append((code, deps))
         return tests
-
-    def conjuncts(self, e, deps_of: dict, depth: int) -> list[tuple[str, set]]:
-        """(code, deps) for each conjunct of `e`; `deps_of` maps a name to the move
-        parameters its value depends on."""
-        if isinstance(e, N.Binary) and e.op == "and":
-            return self.conjuncts(e.left, deps_of, depth) + self.conjuncts(e.right, deps_of, depth)
-        d = self.p.defs.get(e.func) if isinstance(e, N.Call) else None
-        sym = self.p.symbols.get(e.func) if d is not None else None
-        if d is not None and sym.kind == "def" and depth < 3 and isinstance(d.body, N.Binary) \
-                and d.body.op == "and" and not any(isinstance(n, N.Aggregate) for n in walk_nodes(d.body)):
-            codes, arg_deps = [], {}
-            for a, q in zip(e.args, d.params):
-                code = self.expr(a)
-                if self.within(a, code, self.p.def_param_types.get(id(q), IntT(0, 0))) != code:
-                    break  # the call checks this argument's range: keep the call
-                codes.append(code)
-                arg_deps[q.name] = set().union(*(deps_of.get(n, set()) for n in free_names(a)))
-            else:
-                saved = self.locals_stack, self.const_env
-                self.locals_stack = [set()]
-                self.const_env = [{q.name: int(c) if c.lstrip("-").isdigit() else CodeItem(f"({c})")
-                                   for q, c in zip(d.params, codes)}]
-                try:
-                    return self.conjuncts(d.body, arg_deps, depth + 1)
-                finally:
-                    self.locals_stack, self.const_env = saved
-        return [(self.expr(e), set().union(*(deps_of.get(n, set()) for n in free_names(e))))]
 
     def require_code(self, r) -> str:
         """A requirement's test where play decides legality (legal actions, steps); the
