@@ -29,6 +29,7 @@ CHAIN_GROUP = {"+": "sum", "-": "sum", "*": "product", "and": "and", "or": "or"}
 SET_OPS = {"+": "({0}) | ({1})", "-": "({0}) & ~({1})"}
 HALT = -1
 INLINE_DEF_NODES = 24   # definitions this small (IR nodes) are inlined at their calls
+INLINE_TEST_NODES = 48  # ... and tests (bool results) this small: inlining one skips no range check
 INLINE_DEF_DEPTH = 3
 INT_CODE = re.compile(r"-?\d+")
 LITERAL_TEST = re.compile(r"[\d\s()=!<>-]+")  # numbers compared: foldable at compile time
@@ -313,7 +314,8 @@ class CodeGen(StaticGen, MoveGen):
         compiled with the caller's local names hidden: its names mean what they
         mean in the definition.
         """
-        if self.inline_depth >= INLINE_DEF_DEPTH or node_count(d.body) > INLINE_DEF_NODES:
+        limit = INLINE_TEST_NODES if isinstance(self.p.symbols[d.name].type, BoolT) else INLINE_DEF_NODES
+        if self.inline_depth >= INLINE_DEF_DEPTH or node_count(d.body) > limit:
             return None
         uses = name_uses(d.body)
         for param, code in zip(d.params, arg_codes):

@@ -101,7 +101,8 @@ class MoveGen:
         with self.reading():
             src = self.iter_code(node.source)
         # ascending, as OpenSpiel requires of outcomes (a set's bits already are)
-        values = f"sorted(L.unique({src}))" if isinstance(et, SeqT) else f"list({src})"
+        values = f"sorted(L.unique({src}))" if isinstance(et, SeqT) else \
+            src if src.startswith("L.bits(") and src.endswith(")") else f"list({src})"  # L.bits makes a new list
         if node.weight is None:
             out(1, f"return {values}")
         else:

@@ -8,6 +8,7 @@ history, and an observation string per player.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import types
 from fractions import Fraction
@@ -98,6 +99,19 @@ def _option_value(name: str, kind: tuple, raw, path: str):
     raise SpecError([error(Span.unknown(path), f"option {name}={raw!r}: expected {expected}", code="option")])
 
 
+def move_blocks(m) -> tuple[list, list, list]:
+    """Each move's block of action ids, by first id: (firsts, ends, moves), for decoding an
+    action id with one bisection (a simultaneous reveal decodes one per player)."""
+    blocks = []
+    for mv in m.MOVES:
+        total = 1
+        for n in mv[2]:
+            total *= n
+        blocks.append((mv[1], mv[1] + total, mv))
+    blocks.sort(key=lambda b: b[0])
+    return [b[0] for b in blocks], [b[1] for b in blocks], [b[2] for b in blocks]
+
+
 class Game:
     def __init__(self, engine: Engine, players: int | None = None, options: dict | None = None,
                  bounded: bool = False):
@@ -112,6 +126,7 @@ class Game:
         self.option_values = parse_option_values(engine, options or {}, bounded)
         self.num_distinct_actions = m.NUM_ACTIONS
         self.max_chance_outcomes = m.MAX_CHANCE_OUTCOMES
+        self.move_blocks = move_blocks(m)
 
     def option_strings(self) -> dict:
         out = {}
@@ -233,7 +248,7 @@ class GameState:
         if not values:
             raise RuleError("a chance node has nothing to draw from", d[4])
         lo = d[3].lo
-        return [v - lo for v in values]
+        return [v - lo for v in values] if lo else values  # `_outcomes<D>` makes a new list each call
 
     def exact_chance_outcomes(self) -> list[tuple[int, Fraction]]:
         """The outcomes of positive probability, ascending, with their exact probabilities."""
@@ -334,19 +349,17 @@ class GameState:
                              "; ".join(f"{label} ({msg})" if msg else label for label, msg, _ in broken))
 
     def _decode(self, action: int):
-        for mv in self.m.MOVES:
-            name, offset, sizes, los, apply, text, why, decision = mv
-            total = 1
-            for n in sizes:
-                total *= n
-            if offset <= action < offset + total:
-                rest = action - offset
-                values = []
-                for n, lo in zip(reversed(sizes), reversed(los)):
-                    rest, idx = divmod(rest, n)
-                    values.append(idx + lo)
-                return mv, list(reversed(values))
-        raise ValueError(f"no move has action id {action}")
+        blocks = self.game.move_blocks
+        k = bisect.bisect_right(blocks[0], action) - 1
+        if k < 0 or action >= blocks[1][k]:
+            raise ValueError(f"no move has action id {action}")
+        mv = blocks[2][k]
+        rest = action - mv[1]
+        values = []
+        for n, lo in zip(reversed(mv[2]), reversed(mv[3])):
+            rest, idx = divmod(rest, n)
+            values.append(idx + lo)
+        return mv, list(reversed(values))
 
     def _run_move(self, player: int, action: int) -> None:
         mv, values = self._decode(action)
