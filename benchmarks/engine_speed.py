@@ -71,8 +71,9 @@ OPENSPIEL_ROWS = (
 
 def playout(state, rng: random.Random, clone: bool = False) -> int:
     """One random game through OpenSpiel's state API, as OpenSpiel's own examples drive a
-    game (open_spiel/python/examples/example.py); `clone`: clone the state before each step.
-    Returns the number of steps."""
+    game (open_spiel/python/examples/example.py), ending by reading the returns (what a
+    rollout is played for); `clone`: clone the state before each step.  Returns the number
+    of steps."""
     steps = 0
     while not state.is_terminal():
         if clone:
@@ -91,6 +92,7 @@ def playout(state, rng: random.Random, clone: bool = False) -> int:
             legal = state.legal_actions()
             state.apply_action(legal[rng.randrange(len(legal))])
         steps += 1
+    state.returns()
     return steps
 
 
