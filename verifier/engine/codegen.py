@@ -546,8 +546,10 @@ class CodeGen(StaticGen, MoveGen):
             if isinstance(st.target, N.Name) and is_int_like(tt) and code != self.value_code(st.value):
                 lo, hi = self.loaded_bounds(tt) or int_bounds(tt, self.p.max_players)
                 if not isinstance(tt, PlayerT):  # a variable's name says whose range the value left
-                    code = (f"L.check_named({self.value_code(st.value)}, {lo}, {hi}, {st.target.name!r}, "
-                            f"{self.where(st.value)}{self.range_origin(st.target.name)})")
+                    self.checked_store(out, ind, target, self.value_code(st.value), lo, hi,
+                                       f"L.check_named(_t, {lo}, {hi}, {st.target.name!r}, "
+                                       f"{self.where(st.value)}{self.range_origin(st.target.name)})")
+                    return
             out(ind, f"{target} = {code}")
             return
         value = self.expr(st.value)
@@ -557,10 +559,23 @@ class CodeGen(StaticGen, MoveGen):
         tlo, thi = self.loaded_bounds(tt) or int_bounds(tt, self.p.max_players)
         sign = "+" if st.op == "+=" else "-"
         if isinstance(st.target, N.Name):  # a variable's name says whose range the result left
-            out(ind, f"{target} = L.check_named({target} {sign} ({value}), {tlo}, {thi}, {st.target.name!r}, "
-                     f"{self.where(st)}{self.range_origin(st.target.name)})")
+            self.checked_store(out, ind, target, f"{target} {sign} ({value})", tlo, thi,
+                               f"L.check_named(_t, {tlo}, {thi}, {st.target.name!r}, "
+                               f"{self.where(st)}{self.range_origin(st.target.name)})")
             return
-        out(ind, f"{target} = L.check_range({target} {sign} ({value}), {tlo}, {thi}, {self.where(st)})")
+        self.checked_store(out, ind, target, f"{target} {sign} ({value})", tlo, thi,
+                           f"L.check_range(_t, {tlo}, {thi}, {self.where(st)})")
+
+    @staticmethod
+    def checked_store(out: Emitter, ind: int, target: str, value: str, lo, hi, fail: str) -> None:
+        """`target = value` after checking value against lo..hi.  The comparison is in line
+        and `fail` (an L.check_* call on `_t`) runs only to raise, so the state is unchanged
+        when the check fails, as with the call around the value; a counter's `+= 1` then
+        costs no Python call."""
+        out(ind, f"_t = {value}")
+        out(ind, f"if not {lo} <= _t <= {hi}:")
+        out(ind + 1, fail)
+        out(ind, f"{target} = _t")
 
     def range_origin(self, name: str) -> str:
         """For a flow variable whose lets declare no type: why its range is what it is."""

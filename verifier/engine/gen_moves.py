@@ -109,13 +109,30 @@ class MoveGen:
             out(1, f"return [v for v, _ in _chances{info.index}(s)]")
             out(0, "")
             out(0, "")
-            out(0, f"def _chances{info.index}(s):")
-            out(1, f"values = {values}")
             self.locals_stack.append({node.var})
             with self.reading():
                 weight = self.expr(node.weight)
             self.locals_stack.pop()
-            out(1, f"return L.weighted(values, [{weight} for v_{node.var} in values], {self.where(node.weight)})")
+            options = self.options_read([node.source, node.weight], frozenset({node.var}))
+            chances = f"L.weighted(values, [{weight} for v_{node.var} in values], {self.where(node.weight)})"
+            if options is None:
+                out(0, f"def _chances{info.index}(s):")
+                out(1, f"values = {values}")
+                out(1, f"return {chances}")
+            else:
+                # the outcomes and weights read only options: exact probabilities (Fractions, the
+                # slow part of a chance node) are computed once per player count and options
+                key = "".join(f", s.O_{name}" for name in sorted(options))
+                out(0, f"_CHANCES{info.index} = {{}}")
+                out(0, "")
+                out(0, "")
+                out(0, f"def _chances{info.index}(s):")
+                out(1, f"key = (s.n{key})")
+                out(1, f"r = _CHANCES{info.index}.get(key)")
+                out(1, "if r is None:")
+                out(2, f"values = {values}")
+                out(2, f"r = _CHANCES{info.index}[key] = {chances}")
+                out(1, "return list(r)")
         out(0, "")
         out(0, "")
         out(0, f"def _draw{info.index}(s, v):")
@@ -123,6 +140,42 @@ class MoveGen:
         out(0, f"_draw{info.index}.lo = {_lo(elem)}")
         out(0, f"_draw{info.index}.var = {node.var!r}")
         out(0, f"_draw{info.index}.show = lambda s, v: {self.show(elem, 'v')}")
+
+    def options_read(self, exprs, bound: frozenset) -> set | None:
+        """The options `exprs` read, following the definitions they call; None when they may
+        read anything else that changes from state to state (a variable, a flow variable, a
+        score, the winners).  `bound`: names bound around them (a chance's variable)."""
+        found: set = set()
+        seen_defs: set = set()
+
+        def visit(node, bound: frozenset) -> bool:
+            if isinstance(node, N.Name):
+                if node.name in bound or node.name in ("num_players", "players") \
+                        or node.name in self.p.type_names:
+                    return True
+                sym = self.p.symbols.get(node.name)
+                if sym is None or node.name in self.flow_var_names:
+                    return False
+                if sym.kind == "option":
+                    found.add(node.name)
+                return sym.kind in ("option", "const", "enum_item")
+            if isinstance(node, N.Aggregate):
+                inner = bound | {node.var}
+                return visit(node.source, bound) and all(visit(part, inner) for part in (node.where, node.body)
+                                                         if part is not None)
+            if isinstance(node, N.Call):
+                if node.func == "score":
+                    return False
+                d = self.p.defs.get(node.func)
+                if d is not None and node.func not in seen_defs:
+                    seen_defs.add(node.func)
+                    if not visit(d.body, frozenset(q.name for q in d.params)):
+                        return False
+            if isinstance(node, N.FieldAccess):
+                return visit(node.base, bound)
+            return all(visit(child, bound) for child in node.children() if isinstance(child, N.Node))
+
+        return found if all(visit(e, bound) for e in exprs) else None
 
     # ------------------------------------------------------------ one move
     def move_function(self, out, prefix: str, mi) -> None:

@@ -325,19 +325,19 @@ class GameState:
             raise ValueError("apply_actions is for simultaneous nodes")
         if len(actions) != s.n:
             raise ValueError(f"expected {s.n} actions, got {len(actions)}")
-        for p, a in enumerate(actions):
-            self._check_legal(p, a)
+        moves = [self._check_legal(p, a) for p, a in enumerate(actions)]  # each decoded once
         if s.logging:
             s.log.append(("reveal", "reveal: " + "; ".join(f"{show_player(p)} {self.action_to_string(p, a)}"
                                                           for p, a in enumerate(actions))))
-        for p, a in enumerate(actions):  # secret choices take effect in seat order
-            self._run_move(p, a)
+        for p, move in enumerate(moves):  # secret choices take effect in seat order
+            self._run_move(p, move)
         self.history.append([int(a) for a in actions])
         self.actors.append(SIMULTANEOUS)
         self._advance(d[1])
 
-    def _check_legal(self, player: int, action: int) -> None:
-        """Legal means: a move of this decision point whose requirements all hold."""
+    def _check_legal(self, player: int, action: int) -> tuple:
+        """Legal means: a move of this decision point whose requirements all hold.
+        Returns the decoded move (the move, its parameter values)."""
         if not isinstance(action, int) or not 0 <= action < self.m.NUM_ACTIONS:
             raise ValueError(f"{action!r} is not an action id of this game")
         mv, values = self._decode(action)
@@ -347,6 +347,7 @@ class GameState:
         if broken:
             raise ValueError(f"action {action} is not legal for P{player + 1}: " +
                              "; ".join(f"{label} ({msg})" if msg else label for label, msg, _ in broken))
+        return mv, values
 
     def _decode(self, action: int):
         blocks = self.game.move_blocks
@@ -361,8 +362,8 @@ class GameState:
             values.append(idx + lo)
         return mv, list(reversed(values))
 
-    def _run_move(self, player: int, action: int) -> None:
-        mv, values = self._decode(action)
+    def _run_move(self, player: int, move: tuple) -> None:
+        mv, values = move  # as _check_legal decoded it
         try:
             mv[4](self.s, player, *values)
         except RuleError:
