@@ -85,9 +85,12 @@ def _rate(play, seconds: float) -> float:
             return games / elapsed
 
 
-def engine_vs_oracle(rounds: int, seconds: float) -> list[dict]:
+def engine_vs_oracle(rounds: int, seconds: float, only=None) -> list[dict]:
+    """`only`: the spec file stems to measure (all when None)."""
     out = []
     for spec, players, options, factory in GAMES:
+        if only is not None and Path(spec).stem not in only:
+            continue
         entry = {"spec": spec, "players": players}
         try:
             engine = Engine(load_program(str(ROOT / spec))[0])

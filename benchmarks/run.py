@@ -1,7 +1,9 @@
-"""Benchmarks: compile time and random-playout speed of every spec, and
-tic-tac-toe against OpenSpiel's C++ and Python implementations.
+"""Benchmarks: compile time and random-playout speed of every spec,
+tic-tac-toe against OpenSpiel's C++ and Python implementations, and the engine speed
+table (`engine_speed.py`: every example against its OpenSpiel C++ game, every seed engine
+against its oracle).
 
-    .venv/bin/python benchmarks/run.py            # full run (about half a minute)
+    .venv/bin/python benchmarks/run.py            # full run (about three minutes)
     .venv/bin/python benchmarks/run.py --quick    # a few seconds, noisier
     .venv/bin/python benchmarks/run.py --json     # the same figures as JSON
 
@@ -30,7 +32,7 @@ from verifier.engine.runtime import Engine, Game  # noqa: E402
 from verifier.frontend import load_program  # noqa: E402
 
 import handwritten_tictactoe  # noqa: E402  (benchmarks/handwritten_tictactoe.py)
-from engine_vs_oracle import engine_vs_oracle  # noqa: E402  (benchmarks/engine_vs_oracle.py)
+import engine_speed  # noqa: E402  (benchmarks/engine_speed.py)
 
 MAX_STEPS = 100_000  # a playout longer than this is cut off and counted as unfinished
 
@@ -161,7 +163,7 @@ def main(argv=None) -> int:
                       **runtime_playouts(game, playout_seconds)})
         result["specs"].append(entry)
     result["tictactoe"] = tictactoe_comparison(rounds, round_seconds)
-    result["oracles"] = engine_vs_oracle(3 if args.quick else 5, 0.3 if args.quick else 1.0)
+    result["engine_speed"] = engine_speed.measure(args.quick)  # the seed engines vs their oracles too
 
     if args.json:
         print(json.dumps(result, indent=2))
@@ -192,13 +194,7 @@ def main(argv=None) -> int:
                        ("hand-written / C++", "handwritten_over_cpp")):
         print(f"  {label + ':':<29}{t[key]:.3f}   (inverse {1 / t[key]:.2f})")
     print()
-    print("compiled engine vs hand-written oracle, random playouts/s (median of interleaved rounds):")
-    for e in result["oracles"]:
-        if "error" in e:
-            print(f"  {e['spec']:<26} error: {e['error']}")
-            continue
-        print(f"  {e['spec']:<26}{e['players']}p  engine {e['engine_playouts_per_s']:>8.1f}  "
-              f"oracle {e['oracle_playouts_per_s']:>8.1f}  engine/oracle {e['engine_over_oracle']:.2f}")
+    engine_speed.print_table(result["engine_speed"])
     return 0
 
 

@@ -401,3 +401,16 @@ def test_measures_are_numbered_in_pre_order_over_the_flow():
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[0])
     assert (state.s.M_0, state.s.M_1, state.s.M_2) == (-1, -1, -1)  # every loop exited
+
+
+def test_bits_lists_a_set_in_order_dense_or_sparse():
+    # lib.bits reads a dense mask through its binary digits and a sparse one member by member
+    # (issue 15): both must list exactly the members, ascending, shifted by the domain's low end
+    from verifier.engine import lib
+    rng = random.Random(5)
+    for density in (0.02, 0.3, 0.9, 1.0):
+        for width in (1, 7, 64, 130):
+            mask = sum(1 << i for i in range(width) if rng.random() < density)
+            for lo in (0, 1, -3):
+                assert lib.bits(mask, lo) == [i + lo for i in range(width) if mask >> i & 1]
+    assert lib.bits(0, 2) == []

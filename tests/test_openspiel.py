@@ -201,3 +201,46 @@ def test_max_game_length_counts_decisions_of_the_game_as_loaded(tmp_path, monkey
     spec.write_text(spec.read_text() + "# no census\n")
     game = load(spec)
     assert game.metadata["how"]["max_game_length"] == "estimate" and game.max_game_length() == 4 * 3
+
+
+# ---------------------------------------------------------------- the adapter's Python-side queries
+
+SPEED_CASES = ("kuhn_poker", "goofspiel", "tictactoe", "first_sealed_auction")  # chance, simultaneous, plain
+
+
+def _queries(state, players: int, via_pyspiel: bool) -> list:
+    """Every per-step query a Python loop makes, answered by the state's own methods or (with
+    `via_pyspiel`) by pyspiel's C++ methods, which reach the Python state through trampolines."""
+    cls = pyspiel.State if via_pyspiel else type(state)
+    out = [cls.current_player(state), cls.is_terminal(state), cls.is_chance_node(state),
+           cls.is_simultaneous_node(state)]
+    for args in [()] + [(p,) for p in range(-4, players + 1)]:
+        try:
+            out.append(cls.legal_actions(state, *args))
+        except Exception as exc:  # noqa: BLE001 - the error itself is compared
+            out.append(type(exc).__name__)
+    return out
+
+
+@pytest.mark.parametrize("name", SPEED_CASES)
+def test_python_side_queries_answer_as_pyspiel_does(name, capfd):
+    # RulebookState answers legal_actions, current_player, is_terminal, is_chance_node and
+    # is_simultaneous_node in Python (issue 15): at every node kind, for every player and
+    # pseudo-player, the answer (or the error) must be pyspiel's own
+    game = load(ROOT / "spec" / "examples" / f"{name}.rules")
+    rng = random.Random(3)
+    kinds = set()
+    for _ in range(10):
+        state = game.new_initial_state()
+        while True:
+            assert _queries(state, game.num_players(), False) == _queries(state, game.num_players(), True)
+            kinds.add("terminal" if state.is_terminal() else "chance" if state.is_chance_node() else
+                      "simultaneous" if state.is_simultaneous_node() else "player")
+            if state.is_terminal():
+                break
+            if state.is_simultaneous_node():
+                state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(game.num_players())])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+    capfd.readouterr()  # pyspiel prints its errors for pseudo-players
+    assert "terminal" in kinds and len(kinds) >= 2

@@ -56,7 +56,7 @@ import pyspiel
 from .diagnostics import SpecError, Sources, Span, render
 from .engine.lib import RuleError
 from .engine.play import random_step
-from .engine.runtime import CHANCE, Engine, Game as RuntimeGame, GameState
+from .engine.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Engine, Game as RuntimeGame, GameState
 from .frontend import load_program
 from .ir.types import BoolT, IntT, RatT
 from .openspiel_metadata import census, static_information, static_length
@@ -428,20 +428,22 @@ class _Box:
 
     pyspiel clones a Python state by making a new initial state and deep-copying the old one's
     attributes into it, so a new state's runtime state is made only when first read: a clone
-    never pays for an initial state it throws away.
+    never pays for an initial state it throws away.  `gs` is a plain slot, read on every call
+    of a state's method: while it is unset, `__getattr__` makes the initial state (a property
+    would cost a Python call on every read).
     """
 
-    __slots__ = ("_gs", "loaded")
+    __slots__ = ("gs", "loaded")
 
     def __init__(self, gs: GameState | None, loaded: _Loaded):
-        self._gs = gs
+        if gs is not None:
+            self.gs = gs
         self.loaded = loaded
 
-    @property
-    def gs(self) -> GameState:
-        gs = self._gs
-        if gs is None:
-            gs = self._gs = self.loaded.runtime_game.new_initial_state()
+    def __getattr__(self, name):  # reached only while the `gs` slot is unset
+        if name != "gs":
+            raise AttributeError(name)
+        gs = self.gs = self.loaded.runtime_game.new_initial_state()
         return gs
 
     def __deepcopy__(self, memo):
@@ -470,7 +472,16 @@ def _restore_box(short_name: str, path: str, params: dict, text: str) -> _Box:
 
 
 class RulebookState(pyspiel.State):
-    """A pyspiel state driving a runtime GameState."""
+    """A pyspiel state driving a runtime GameState.
+
+    Python callers reach the methods defined here directly; pyspiel's own (C++) methods reach
+    them through its trampolines.  The read-only queries a playing loop makes at every step
+    (`current_player`, `is_terminal`, `is_chance_node`, `is_simultaneous_node`,
+    `legal_actions`) are defined here, so a Python caller does not cross into C++ and back
+    for each (`legal_actions` through pyspiel converts the list twice, and `is_chance_node`
+    calls back into `current_player`).  `apply_action` and `clone` stay pyspiel's: they keep
+    the history OpenSpiel reads.
+    """
 
     def __init__(self, game: RulebookGame, loaded: _Loaded):
         super().__init__(game)
@@ -480,8 +491,37 @@ class RulebookState(pyspiel.State):
     def runtime_state(self) -> GameState:
         return self._box.gs
 
+    # These four read the generated state's control location (`pc`, negative once the game is
+    # over) and mover (`cur`) as `GameState.current_player` does, without its extra call.
     def current_player(self):
-        return self._box.gs.current_player()
+        s = self._box.gs.s
+        return s.cur if s.pc >= 0 else TERMINAL
+
+    def is_terminal(self):
+        return self._box.gs.s.pc < 0
+
+    def is_chance_node(self):  # pyspiel's: CurrentPlayer() == kChancePlayerId
+        s = self._box.gs.s
+        return s.pc >= 0 and s.cur == CHANCE
+
+    def is_simultaneous_node(self):  # pyspiel's: CurrentPlayer() == kSimultaneousPlayerId
+        s = self._box.gs.s
+        return s.pc >= 0 and s.cur == SIMULTANEOUS
+
+    def legal_actions(self, *player):
+        """pyspiel's `LegalActions(player)` (python_games.cc): one player to move, or one
+        player's moves at a simultaneous node, straight from the runtime; every other case
+        (chance, terminal, pseudo-players, bad arguments) goes to pyspiel itself, so its
+        answers and errors stay exactly pyspiel's."""
+        gs = self._box.gs
+        cur = gs.s.cur if gs.s.pc >= 0 else TERMINAL
+        if not player:
+            if cur >= 0:
+                return gs.legal_actions(cur)
+        elif len(player) == 1 and player[0].__class__ is int and player[0] >= 0 and \
+                (player[0] == cur or cur == SIMULTANEOUS):
+            return gs.legal_actions(player[0])
+        return pyspiel.State.legal_actions(self, *player)
 
     def _legal_actions(self, player):
         return self._box.gs.legal_actions(player)
@@ -507,9 +547,6 @@ class RulebookState(pyspiel.State):
 
     def _action_to_string(self, player, action):
         return self._box.gs.action_to_string(player, action)
-
-    def is_terminal(self):
-        return self._box.gs.is_terminal()
 
     def returns(self):
         return self._box.gs.returns()

@@ -29,6 +29,7 @@ CHAIN_GROUP = {"+": "sum", "-": "sum", "*": "product", "and": "and", "or": "or"}
 SET_OPS = {"+": "({0}) | ({1})", "-": "({0}) & ~({1})"}
 HALT = -1
 INLINE_DEF_NODES = 24   # definitions this small (IR nodes) are inlined at their calls
+INLINE_TEST_NODES = 48  # ... and tests (bool results) this small: inlining one skips no range check
 INLINE_DEF_DEPTH = 3
 INT_CODE = re.compile(r"-?\d+")
 LITERAL_TEST = re.compile(r"[\d\s()=!<>-]+")  # numbers compared: foldable at compile time
@@ -36,6 +37,19 @@ SIMPLE_CODE = re.compile(r"\(?(v_\w+|s\.[A-Z]_\w+|-?\d+|True|False)\)?")
 BITS_TABLE_MAX = 10     # sets over domains this small iterate through a lookup table
 INLINE_DEPTH = 4        # jump threading: how many segments deep
 INLINE_MAX_LINES = 30   # ... and how large a segment may be to be copied
+
+
+FRESH_ITERABLE = re.compile(r"DOM_\w+|BITS_\w+\[[^\[\]]*\]|L\.bits\([^()]*(\([^()]*\)[^()]*)*\)|range\(s\.n\)")
+MEMO_MIN_CODE = 2000    # straight-line definitions shorter than this (characters) are not memoised
+LOOPING_CODE = re.compile(r" for |\bR_\w+\(|\bL\.(bits|min_of|max_of|arg_best|unique|mask_of)\(|\bBITS_")
+
+
+def worth_memoising(body: str) -> bool:
+    """Is a read-only definition's code worth a memo entry?  Yes when it loops (a
+    comprehension or generator, a library call that loops, a set's members), calls a
+    memoised definition, or is long; a short straight-line expression (a few comparisons,
+    an unrolled aggregate over a handful of items) is cheaper to compute again than to look up."""
+    return len(body) >= MEMO_MIN_CODE or LOOPING_CODE.search(body) is not None
 
 
 def _lo(t: Type) -> int:
@@ -188,14 +202,24 @@ class CodeGen(StaticGen, MoveGen):
         if isinstance(domain, PlayerT):
             if isinstance(t, PlayerT) or (vlo >= 0 and vhi < self.p.min_players):
                 return code
-            return f"L.check_range({code}, 0, s.n - 1, {self.where(e)})"
+            return self.range_check(code, "0", "s.n - 1", self.where(e))
         loaded = self.loaded_bounds(domain)
         if loaded is not None:  # the options as loaded bound it: checked every time
-            return f"L.check_range({code}, {loaded[0]}, {loaded[1]}, {self.where(e)})"
+            return self.range_check(code, loaded[0], loaded[1], self.where(e))
         dlo, dhi = int_bounds(domain, self.p.max_players)
         if dlo <= vlo and vhi <= dhi:
             return code
-        return f"L.check_range({code}, {dlo}, {dhi}, {self.where(e)})"
+        return self.range_check(code, str(dlo), str(dhi), self.where(e))
+
+    @staticmethod
+    def range_check(code: str, lo: str, hi: str, where: str) -> str:
+        """`code` checked against lo..hi.  A plain name or field is compared in line and
+        `L.check_range` is called only to raise: the check runs on every candidate of a legal
+        move's enumeration, where a Python call per value costs more than the comparison."""
+        call = f"L.check_range({code}, {lo}, {hi}, {where})"
+        if SIMPLE_CODE.fullmatch(code):
+            return f"({code} if {lo} <= {code} <= {hi} else {call})"
+        return call
 
     @staticmethod
     def loaded_bounds(t: Type) -> tuple[str, str] | None:
@@ -227,6 +251,16 @@ class CodeGen(StaticGen, MoveGen):
             idx = self.within(e.index, idx, bt.index)
             lo = _lo(bt.index)
             return f"{base}[{idx}]" if lo == 0 else f"{base}[({idx}) - {lo}]"
+        items = self.static_value(e.base)
+        if isinstance(items, list):
+            pos = self.static_value(e.index)
+            if isinstance(pos, int) and 0 <= pos < len(items) and isinstance(items[pos], int):
+                return repr(items[pos])  # both known: the item itself
+            it = self.p.types.get(id(e.index))
+            if it is not None and is_int_like(it):
+                ilo, ihi = int_bounds(it, self.p.max_players)
+                if 0 <= ilo and ihi < len(items):  # the index's type keeps it inside: no check
+                    return f"{base}[{idx}]"
         return f"L.at({base}, {idx}, {self.where(e)})"
 
     def x_FieldAccess(self, e):
@@ -280,7 +314,8 @@ class CodeGen(StaticGen, MoveGen):
         compiled with the caller's local names hidden: its names mean what they
         mean in the definition.
         """
-        if self.inline_depth >= INLINE_DEF_DEPTH or node_count(d.body) > INLINE_DEF_NODES:
+        limit = INLINE_TEST_NODES if isinstance(self.p.symbols[d.name].type, BoolT) else INLINE_DEF_NODES
+        if self.inline_depth >= INLINE_DEF_DEPTH or node_count(d.body) > limit:
             return None
         uses = name_uses(d.body)
         for param, code in zip(d.params, arg_codes):
@@ -511,8 +546,10 @@ class CodeGen(StaticGen, MoveGen):
             if isinstance(st.target, N.Name) and is_int_like(tt) and code != self.value_code(st.value):
                 lo, hi = self.loaded_bounds(tt) or int_bounds(tt, self.p.max_players)
                 if not isinstance(tt, PlayerT):  # a variable's name says whose range the value left
-                    code = (f"L.check_named({self.value_code(st.value)}, {lo}, {hi}, {st.target.name!r}, "
-                            f"{self.where(st.value)}{self.range_origin(st.target.name)})")
+                    self.checked_store(out, ind, target, self.value_code(st.value), lo, hi,
+                                       f"L.check_named(_t, {lo}, {hi}, {st.target.name!r}, "
+                                       f"{self.where(st.value)}{self.range_origin(st.target.name)})")
+                    return
             out(ind, f"{target} = {code}")
             return
         value = self.expr(st.value)
@@ -522,10 +559,23 @@ class CodeGen(StaticGen, MoveGen):
         tlo, thi = self.loaded_bounds(tt) or int_bounds(tt, self.p.max_players)
         sign = "+" if st.op == "+=" else "-"
         if isinstance(st.target, N.Name):  # a variable's name says whose range the result left
-            out(ind, f"{target} = L.check_named({target} {sign} ({value}), {tlo}, {thi}, {st.target.name!r}, "
-                     f"{self.where(st)}{self.range_origin(st.target.name)})")
+            self.checked_store(out, ind, target, f"{target} {sign} ({value})", tlo, thi,
+                               f"L.check_named(_t, {tlo}, {thi}, {st.target.name!r}, "
+                               f"{self.where(st)}{self.range_origin(st.target.name)})")
             return
-        out(ind, f"{target} = L.check_range({target} {sign} ({value}), {tlo}, {thi}, {self.where(st)})")
+        self.checked_store(out, ind, target, f"{target} {sign} ({value})", tlo, thi,
+                           f"L.check_range(_t, {tlo}, {thi}, {self.where(st)})")
+
+    @staticmethod
+    def checked_store(out: Emitter, ind: int, target: str, value: str, lo, hi, fail: str) -> None:
+        """`target = value` after checking value against lo..hi.  The comparison is in line
+        and `fail` (an L.check_* call on `_t`) runs only to raise, so the state is unchanged
+        when the check fails, as with the call around the value; a counter's `+= 1` then
+        costs no Python call."""
+        out(ind, f"_t = {value}")
+        out(ind, f"if not {lo} <= _t <= {hi}:")
+        out(ind + 1, fail)
+        out(ind, f"{target} = _t")
 
     def range_origin(self, name: str) -> str:
         """For a flow variable whose lets declare no type: why its range is what it is."""
@@ -561,12 +611,16 @@ class CodeGen(StaticGen, MoveGen):
 
     def s_For(self, st, out, ind):
         src = self.iter_code(st.source)
+        # the loop runs over a snapshot (the body may change the collection); a domain's tuple,
+        # a set's members and a range are one already
+        if not FRESH_ITERABLE.fullmatch(src):
+            src = f"list({src})"
         if self.in_flow_code:
-            out(ind, f"for s.L_{st.var} in list({src}):")
+            out(ind, f"for s.L_{st.var} in {src}:")
             self.block(st.body.stmts, out, ind + 1)
         else:
             self.locals_stack.append({st.var})
-            out(ind, f"for v_{st.var} in list({src}):")
+            out(ind, f"for v_{st.var} in {src}:")
             self.block(st.body.stmts, out, ind + 1)
             self.locals_stack.pop()
 
@@ -885,7 +939,9 @@ class CodeGen(StaticGen, MoveGen):
 
         Definitions are pure, so within one read-only evaluation a call with the same
         arguments has the same result; the runtime gives each of its calls a fresh
-        memo (`s.memo`), and code that changes state never reads it.
+        memo (`s.memo`), and code that changes state never reads it.  A definition whose
+        code is short and straight-line is not memoised (`worth_memoising`): the memo's
+        key tuple and dictionary look-up cost more than computing it again.
         """
         for k, (name, d) in enumerate(self.p.defs.items()):
             params = "".join(f", v_{q.name}" for q in d.params)
@@ -903,7 +959,7 @@ class CodeGen(StaticGen, MoveGen):
             with self.reading():
                 body = self.within(d.body, self.expr(d.body), result)
             hashable = all(self.p.symbols_param_type(q).is_domain for q in d.params)
-            if hashable:
+            if hashable and worth_memoising(body):
                 key = f"({k}{''.join(f', v_{q.name}' for q in d.params)})" if d.params else str(k)
                 out(1, f"r = s.memo.get({key}, L.MISSING)")
                 out(1, "if r is L.MISSING:")

@@ -101,20 +101,38 @@ class MoveGen:
         with self.reading():
             src = self.iter_code(node.source)
         # ascending, as OpenSpiel requires of outcomes (a set's bits already are)
-        values = f"sorted(L.unique({src}))" if isinstance(et, SeqT) else f"list({src})"
+        values = f"sorted(L.unique({src}))" if isinstance(et, SeqT) else \
+            src if src.startswith("L.bits(") and src.endswith(")") else f"list({src})"  # L.bits makes a new list
         if node.weight is None:
             out(1, f"return {values}")
         else:
             out(1, f"return [v for v, _ in _chances{info.index}(s)]")
             out(0, "")
             out(0, "")
-            out(0, f"def _chances{info.index}(s):")
-            out(1, f"values = {values}")
             self.locals_stack.append({node.var})
             with self.reading():
                 weight = self.expr(node.weight)
             self.locals_stack.pop()
-            out(1, f"return L.weighted(values, [{weight} for v_{node.var} in values], {self.where(node.weight)})")
+            options = self.options_read([node.source, node.weight], frozenset({node.var}))
+            chances = f"L.weighted(values, [{weight} for v_{node.var} in values], {self.where(node.weight)})"
+            if options is None:
+                out(0, f"def _chances{info.index}(s):")
+                out(1, f"values = {values}")
+                out(1, f"return {chances}")
+            else:
+                # the outcomes and weights read only options: exact probabilities (Fractions, the
+                # slow part of a chance node) are computed once per player count and options
+                key = "".join(f", s.O_{name}" for name in sorted(options))
+                out(0, f"_CHANCES{info.index} = {{}}")
+                out(0, "")
+                out(0, "")
+                out(0, f"def _chances{info.index}(s):")
+                out(1, f"key = (s.n{key})")
+                out(1, f"r = _CHANCES{info.index}.get(key)")
+                out(1, "if r is None:")
+                out(2, f"values = {values}")
+                out(2, f"r = _CHANCES{info.index}[key] = {chances}")
+                out(1, "return list(r)")
         out(0, "")
         out(0, "")
         out(0, f"def _draw{info.index}(s, v):")
@@ -122,6 +140,42 @@ class MoveGen:
         out(0, f"_draw{info.index}.lo = {_lo(elem)}")
         out(0, f"_draw{info.index}.var = {node.var!r}")
         out(0, f"_draw{info.index}.show = lambda s, v: {self.show(elem, 'v')}")
+
+    def options_read(self, exprs, bound: frozenset) -> set | None:
+        """The options `exprs` read, following the definitions they call; None when they may
+        read anything else that changes from state to state (a variable, a flow variable, a
+        score, the winners).  `bound`: names bound around them (a chance's variable)."""
+        found: set = set()
+        seen_defs: set = set()
+
+        def visit(node, bound: frozenset) -> bool:
+            if isinstance(node, N.Name):
+                if node.name in bound or node.name in ("num_players", "players") \
+                        or node.name in self.p.type_names:
+                    return True
+                sym = self.p.symbols.get(node.name)
+                if sym is None or node.name in self.flow_var_names:
+                    return False
+                if sym.kind == "option":
+                    found.add(node.name)
+                return sym.kind in ("option", "const", "enum_item")
+            if isinstance(node, N.Aggregate):
+                inner = bound | {node.var}
+                return visit(node.source, bound) and all(visit(part, inner) for part in (node.where, node.body)
+                                                         if part is not None)
+            if isinstance(node, N.Call):
+                if node.func == "score":
+                    return False
+                d = self.p.defs.get(node.func)
+                if d is not None and node.func not in seen_defs:
+                    seen_defs.add(node.func)
+                    if not visit(d.body, frozenset(q.name for q in d.params)):
+                        return False
+            if isinstance(node, N.FieldAccess):
+                return visit(node.base, bound)
+            return all(visit(child, bound) for child in node.children() if isinstance(child, N.Node))
+
+        return found if all(visit(e, bound) for e in exprs) else None
 
     # ------------------------------------------------------------ one move
     def move_function(self, out, prefix: str, mi) -> None:
@@ -229,9 +283,11 @@ class MoveGen:
         does not change the result.
         """
         params = [p.name for p in mi.move.params]
-        pending = [(r, self.param_deps(r.cond, params)) for r in mi.move.requires]
-        guards = [self.require_code(r) for r, deps in pending if not deps]
-        pending = [(r, deps) for r, deps in pending if deps]
+        # (code, deps) per test: each requirement's conjuncts, so that a conjunct runs as soon
+        # as it and the conjuncts before it in its requirement are bound
+        pending = [test for r in mi.move.requires for test in self.require_tests(r, params)]
+        guards = [code for code, deps in pending if not deps]
+        pending = [(code, deps) for code, deps in pending if deps]
         clauses, bound, unordered = [], set(), False
         for i, p in enumerate(mi.move.params):
             src, unsorted = self.param_source(p, mi.param_types[i])
@@ -249,8 +305,8 @@ class MoveGen:
                 src = name
             clauses.append(f"for v_{p.name} in {src}")
             bound.add(p.name)
-            for r, rdeps in [x for x in pending if x[1] <= bound]:
-                clauses.append(f"if {self.require_code(r)}")
+            for code, rdeps in [x for x in pending if x[1] <= bound]:
+                clauses.append(f"if {code}")
             pending = [x for x in pending if not x[1] <= bound]
         if not mi.move.params:
             body = f"[{mi.offset}]"
@@ -270,6 +326,22 @@ class MoveGen:
                     k += 1
                 return k
         return len(clauses)
+
+    def require_tests(self, r, params: list[str]) -> list[tuple[str, set]]:
+        """A requirement as tests for the legal-move enumeration: (code, parameters it
+        waits for).  The requirement's `and` chain is split, and so is the body of a
+        definition it calls when that body is an `and` chain without bound variables and
+        every argument fits its parameter (no range check is skipped).  Each test waits for
+        everything the tests before it wait for: they run in the requirement's own order,
+        so a conjunct that guards another (an index kept on the board) still comes first."""
+        if type(self).require_code is not MoveGen.require_code:
+            return [(self.require_code(r), self.param_deps(r.cond, params))]  # records each requirement
+        tests: list[tuple[str, set]] = []
+        deps: set = set()
+        for code, own in self.conjuncts(r.cond, {q: {q} for q in params}, 0):
+            deps = deps | own
+            tests.append((code, deps))
+        return tests
 
     def require_code(self, r) -> str:
         """A requirement's test where play decides legality (legal actions, steps); the

@@ -10,11 +10,17 @@ evaluates the same terms in the same order, and `and`/`or` short-circuit as
 """
 from __future__ import annotations
 
+from ..frontend.typecheck import walk
 from ..ir import nodes as N
-from ..ir.types import BoolT, PlayerT, SeqT, SetT
+from ..ir.types import BoolT, IntT, PlayerT, SeqT, SetT
 
 UNROLL_MAX_ITEMS = 16      # one aggregate
 UNROLL_MAX_PRODUCT = 64    # nested aggregates together
+
+
+def free_names(e) -> set:
+    """The names an expression reads (its own bound variables included: a superset)."""
+    return {n.name for n in walk(e) if isinstance(n, N.Name)}
 
 
 class CodeItem:
@@ -102,6 +108,10 @@ class StaticGen:
         if items is None or not items or len(items) > UNROLL_MAX_ITEMS \
                 or self.unroll_product * len(items) > UNROLL_MAX_PRODUCT:
             return None
+        if e.kind in ("all", "any") and e.where is None and e.body is not None:
+            hoisted = self.hoisted_aggregate(e, items)
+            if hoisted is not None:
+                return hoisted
         self.unroll_product *= len(items)
         parts = []
         try:
@@ -135,3 +145,68 @@ class StaticGen:
                                     for c, b in parts) + ")"
         bodies = [b for _, b in parts]
         return bodies[0] if len(bodies) == 1 else f"{k}({', '.join(bodies)})"
+
+    def hoisted_aggregate(self, e, items: list) -> str | None:
+        """`all`/`any` over static items whose body starts with conjuncts that do not read
+        the aggregate's variable: `any(d in Dir: own(c) and free(c, d))` becomes
+        `own(c) and (free(c, 0) or free(c, 1) ...)`.  Exactly the same result and errors:
+        the items are not empty, and each item's body would evaluate that prefix first."""
+        self.unroll_product *= len(items)
+        per_item = []
+        try:
+            for value in items:
+                self.const_env.append({e.var: value})
+                try:
+                    per_item.append(self.conjuncts(e.body, {e.var: {e.var}}, 0))
+                finally:
+                    self.const_env.pop()
+        finally:
+            self.unroll_product //= len(items)
+        first = per_item[0]
+        k = 0
+        while k < len(first) and not first[k][1] and all(len(p) > k and p[k][0] == first[k][0] for p in per_item):
+            k += 1
+        if k == 0:
+            return None
+        rests = ["(" + " and ".join(code for code, _ in p[k:]) + ")" for p in per_item if len(p) > k]
+        prefix = " and ".join(code for code, _ in first[:k])
+        if e.kind == "any" and len(rests) < len(per_item):  # an item is the prefix alone: any = prefix
+            return f"({prefix})"
+        if not rests:
+            return f"({prefix})"
+        joined = (" or " if e.kind == "any" else " and ").join(rests)
+        return f"({prefix} and ({joined}))"
+
+    def splits_def(self, d) -> bool:
+        """May `conjuncts` put a definition's body in place of its call?  (The rule-usage
+        engine says no for a definition it records: the call is where it records it.)"""
+        return True
+
+    def conjuncts(self, e, deps_of: dict, depth: int) -> list[tuple[str, set]]:
+        """(code, deps) for each conjunct of `e`, in order; `deps_of` maps a name to the
+        names (move parameters, an aggregate's variable) its value depends on.  The body of a
+        definition `e` calls is split too when it is an `and` chain without bound variables
+        and every argument fits its parameter (the call would check none)."""
+        if isinstance(e, N.Binary) and e.op == "and":
+            return self.conjuncts(e.left, deps_of, depth) + self.conjuncts(e.right, deps_of, depth)
+        d = self.p.defs.get(e.func) if isinstance(e, N.Call) else None
+        sym = self.p.symbols.get(e.func) if d is not None else None
+        if d is not None and sym.kind == "def" and depth < 3 and self.splits_def(d) and isinstance(d.body, N.Binary) \
+                and d.body.op == "and" and not any(isinstance(n, N.Aggregate) for n in walk(d.body)):
+            codes, arg_deps = [], {}
+            for a, q in zip(e.args, d.params):
+                code = self.expr(a)
+                if self.within(a, code, self.p.def_param_types.get(id(q), IntT(0, 0))) != code:
+                    break  # the call checks this argument's range: keep the call
+                codes.append(code)
+                arg_deps[q.name] = set().union(*(deps_of.get(n, set()) for n in free_names(a)))
+            else:
+                saved = self.locals_stack, self.const_env
+                self.locals_stack = [set()]
+                self.const_env = [{q.name: int(c) if c.lstrip("-").isdigit() else CodeItem(f"({c})")
+                                   for q, c in zip(d.params, codes)}]
+                try:
+                    return self.conjuncts(d.body, arg_deps, depth + 1)
+                finally:
+                    self.locals_stack, self.const_env = saved
+        return [(self.expr(e), set().union(*(deps_of.get(n, set()) for n in free_names(e))))]

@@ -130,6 +130,9 @@ class UsageCodeGen(CodeGen):
         if k is not None:
             out(1, f"_F[{k}] = 1")
 
+    def splits_def(self, d) -> bool:
+        return self.probe(d) is None
+
     def inline_def(self, d, arg_codes: list[str]) -> str | None:
         code = super().inline_def(d, arg_codes)
         k = self.probe(d)

@@ -8,6 +8,7 @@ history, and an observation string per player.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import types
 from fractions import Fraction
@@ -98,6 +99,19 @@ def _option_value(name: str, kind: tuple, raw, path: str):
     raise SpecError([error(Span.unknown(path), f"option {name}={raw!r}: expected {expected}", code="option")])
 
 
+def move_blocks(m) -> tuple[list, list, list]:
+    """Each move's block of action ids, by first id: (firsts, ends, moves), for decoding an
+    action id with one bisection (a simultaneous reveal decodes one per player)."""
+    blocks = []
+    for mv in m.MOVES:
+        total = 1
+        for n in mv[2]:
+            total *= n
+        blocks.append((mv[1], mv[1] + total, mv))
+    blocks.sort(key=lambda b: b[0])
+    return [b[0] for b in blocks], [b[1] for b in blocks], [b[2] for b in blocks]
+
+
 class Game:
     def __init__(self, engine: Engine, players: int | None = None, options: dict | None = None,
                  bounded: bool = False):
@@ -112,6 +126,7 @@ class Game:
         self.option_values = parse_option_values(engine, options or {}, bounded)
         self.num_distinct_actions = m.NUM_ACTIONS
         self.max_chance_outcomes = m.MAX_CHANCE_OUTCOMES
+        self.move_blocks = move_blocks(m)
 
     def option_strings(self) -> dict:
         out = {}
@@ -233,7 +248,7 @@ class GameState:
         if not values:
             raise RuleError("a chance node has nothing to draw from", d[4])
         lo = d[3].lo
-        return [v - lo for v in values]
+        return [v - lo for v in values] if lo else values  # `_outcomes<D>` makes a new list each call
 
     def exact_chance_outcomes(self) -> list[tuple[int, Fraction]]:
         """The outcomes of positive probability, ascending, with their exact probabilities."""
@@ -310,19 +325,19 @@ class GameState:
             raise ValueError("apply_actions is for simultaneous nodes")
         if len(actions) != s.n:
             raise ValueError(f"expected {s.n} actions, got {len(actions)}")
-        for p, a in enumerate(actions):
-            self._check_legal(p, a)
+        moves = [self._check_legal(p, a) for p, a in enumerate(actions)]  # each decoded once
         if s.logging:
             s.log.append(("reveal", "reveal: " + "; ".join(f"{show_player(p)} {self.action_to_string(p, a)}"
                                                           for p, a in enumerate(actions))))
-        for p, a in enumerate(actions):  # secret choices take effect in seat order
-            self._run_move(p, a)
+        for p, move in enumerate(moves):  # secret choices take effect in seat order
+            self._run_move(p, move)
         self.history.append([int(a) for a in actions])
         self.actors.append(SIMULTANEOUS)
         self._advance(d[1])
 
-    def _check_legal(self, player: int, action: int) -> None:
-        """Legal means: a move of this decision point whose requirements all hold."""
+    def _check_legal(self, player: int, action: int) -> tuple:
+        """Legal means: a move of this decision point whose requirements all hold.
+        Returns the decoded move (the move, its parameter values)."""
         if not isinstance(action, int) or not 0 <= action < self.m.NUM_ACTIONS:
             raise ValueError(f"{action!r} is not an action id of this game")
         mv, values = self._decode(action)
@@ -332,24 +347,23 @@ class GameState:
         if broken:
             raise ValueError(f"action {action} is not legal for P{player + 1}: " +
                              "; ".join(f"{label} ({msg})" if msg else label for label, msg, _ in broken))
+        return mv, values
 
     def _decode(self, action: int):
-        for mv in self.m.MOVES:
-            name, offset, sizes, los, apply, text, why, decision = mv
-            total = 1
-            for n in sizes:
-                total *= n
-            if offset <= action < offset + total:
-                rest = action - offset
-                values = []
-                for n, lo in zip(reversed(sizes), reversed(los)):
-                    rest, idx = divmod(rest, n)
-                    values.append(idx + lo)
-                return mv, list(reversed(values))
-        raise ValueError(f"no move has action id {action}")
+        blocks = self.game.move_blocks
+        k = bisect.bisect_right(blocks[0], action) - 1
+        if k < 0 or action >= blocks[1][k]:
+            raise ValueError(f"no move has action id {action}")
+        mv = blocks[2][k]
+        rest = action - mv[1]
+        values = []
+        for n, lo in zip(reversed(mv[2]), reversed(mv[3])):
+            rest, idx = divmod(rest, n)
+            values.append(idx + lo)
+        return mv, list(reversed(values))
 
-    def _run_move(self, player: int, action: int) -> None:
-        mv, values = self._decode(action)
+    def _run_move(self, player: int, move: tuple) -> None:
+        mv, values = move  # as _check_legal decoded it
         try:
             mv[4](self.s, player, *values)
         except RuleError:
