@@ -329,9 +329,9 @@ class CodeGen(StaticGen, MoveGen):
         try:
             body = self.expr(d.body)
             result = self.p.symbols[d.name].type
-            # a result bounded by options is checked as the def's own function does; other inlined
-            # results are not (yet): checking them finds a seed spec's definition past its range
-            return self.within(d.body, body, result) if self.loaded_bounds(result) else body
+            # the result is checked as the def's own function does: a value past the declared type
+            # is a rule error wherever the definition is evaluated (as the Z3 encoding has it)
+            return self.within(d.body, body, result)
         finally:
             self.inline_depth -= 1
             self.locals_stack, self.const_env = saved
