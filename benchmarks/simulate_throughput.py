@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/simulate_throughput.py              # the three seed games
     .venv/bin/python benchmarks/simulate_throughput.py --games 200  # shorter, noisier
     .venv/bin/python benchmarks/simulate_throughput.py --rounds 3   # best of 3 per figure
+    .venv/bin/python benchmarks/simulate_throughput.py --seconds 8  # more games for fast specs
 
 Per spec (3 players where the spec allows, default options, random policy) it times the same
 seeded games four ways, in one run, interleaved round by round so that a change of load hits
@@ -14,7 +15,10 @@ every variant alike:
   (time with usage / time without - 1; the target is at most 20 %), in CPU time of this
   process (less disturbed by other jobs than the wall clock, which is printed too).
 
-Each figure is the best of `--rounds` runs (the least disturbed one). The engines are compiled
+Each figure is the best of `--rounds` runs (the least disturbed one). Each spec plays at least
+`--games` games and, where one worker would finish them in less than `--seconds`, as many more as
+fill that time (a short probe first): Ramen's 500 games take one second, which forking the pool
+and handing out its chunks then weigh too much in. The engines are compiled
 before timing; the 2-worker time includes forking the pool. As a control, the same run first
 measures what the machine gives two processes of pure arithmetic (`machine` scaling): with 2
 cores and another job running, no program can scale past it, so the simulation's scaling is
@@ -67,11 +71,18 @@ def machine_scaling(n: int = 10_000_000, rounds: int = 2) -> float:
     return one / two
 
 
-def measure(spec: str, games: int, rounds: int) -> dict:
+CHUNK = 25  # games per chunk of the runner: counts are whole chunks
+
+
+def measure(spec: str, games: int, rounds: int, seconds: float = 0.0) -> dict:
     players = min(3, build_game(make_setup(spec, usage=False)).module.MAX_PLAYERS)
     plain = make_setup(spec, players, usage=False, seed=1)
     usage = make_setup(spec, players, usage=True, seed=1)
     build_game(plain), build_game(usage)  # compile outside the timings
+    if seconds > 0:  # enough games that one worker needs about `seconds`
+        probe = max(CHUNK, games // 5 // CHUNK * CHUNK)
+        wall, _ = timed(plain, probe, 1)
+        games = max(games, int(probe * seconds / max(wall, 1e-6)) // CHUNK * CHUNK)
     inf = float("inf")
     best = {"one": inf, "two": inf, "one_cpu": inf, "usage": inf, "usage_cpu": inf}
     for _ in range(rounds):
@@ -92,15 +103,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=500)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=4.0,
+                    help="at least this much work for one worker per spec (0: exactly --games)")
     args = ap.parse_args()
     print(f"cores {os.cpu_count()}, load average before {os.getloadavg()[0]:.2f}")
     machine = machine_scaling()
     print(f"machine scaling (pure arithmetic, 2 processes vs 1): {machine:.2f}x")
-    print(f"{'spec':<24}{'players':>8}{'1 worker':>12}{'2 workers':>12}{'scaling':>9}{'of machine':>11}"
+    print(f"{'spec':<24}{'players':>8}{'games':>7}{'1 worker':>12}{'2 workers':>12}{'scaling':>9}{'of machine':>11}"
           f"{'with usage':>12}{'overhead':>10}{'(wall)':>9}")
     for spec in SPECS:
-        r = measure(spec, args.games, args.rounds)
-        print(f"{spec:<24}{r['players']:>8}{r['games_per_s_1']:>10} /s{r['games_per_s_2']:>10} /s"
+        r = measure(spec, args.games, args.rounds, args.seconds)
+        print(f"{spec:<24}{r['players']:>8}{r['games']:>7}{r['games_per_s_1']:>10} /s{r['games_per_s_2']:>10} /s"
               f"{r['scaling']:>8}x{r['scaling'] / machine * 100:>10.0f}%{r['games_per_s_usage']:>10} /s"
               f"{r['overhead_pct']:>9}%"
               f"{r['overhead_wall_pct']:>8}%", flush=True)
