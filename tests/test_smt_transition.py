@@ -391,3 +391,39 @@ def test_mutation_seq_remove_last_is_caught(monkeypatch):
     monkeypatch.setattr(T, "seq_remove_first", remove_last)
     bad, _ = agreement(("stmts", 2, {}), seeds=range(12))
     assert bad
+
+
+def test_encoding_stops_at_its_deadline():
+    """A move can unfold into an enormous term (a game-tree search written as nested definitions:
+    tiny_bridge_2p's returns ran for minutes past a 10 s budget). The encoders look at the clock
+    while `encoding_deadline` is open, and the relation opens it while it builds a move."""
+    import time
+
+    from verifier.frontend import check_text
+    from verifier.smt.encode import Encoder, OutOfTime, encoding_deadline
+    from verifier.smt.relation import Relation
+
+    text = '''
+game deep "Deep"
+players 2
+type Idx = 0..63
+var board: array[Idx] of 0..3 = 0
+var turn: Player = 0
+def heavy(): 0..10000 = sum(i in Idx: sum(j in Idx: if board[i] == board[j] then 1 else 0))
+flow {
+  choose turn { move go() "go" { board[0] = heavy() % 4 } }
+}
+outcome { score p: heavy() }
+'''
+    program, diags = check_text(text, "deep.rules")
+    assert program is not None, [d.message for d in diags]
+    heavy = program.defs["heavy"].body
+    state = StateVars(program, 2, {}, 0)
+    with encoding_deadline(time.perf_counter() - 1, "out of time in the test"):
+        with pytest.raises(OutOfTime, match="out of time in the test"):
+            Encoder(program, 2, {}, state).expr(heavy)
+    Encoder(program, 2, {}, state).expr(heavy)  # no deadline: it is encoded
+    rel = Relation(program, 2, {})
+    rel.deadline = time.perf_counter() - 1  # already past: the move is not built
+    with pytest.raises(OutOfTime):
+        rel.alternatives(0)

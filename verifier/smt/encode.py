@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
@@ -61,7 +62,7 @@ from ..ir import nodes as N
 from ..ir.types import (ArrayT, BoolT, CatalogueT, EmptyT, EnumT, GridT, IntT, PlayerT, RatT, SeqT, SetT, StrT,
                         Type, is_int_like, is_number, num_bounds)
 
-__all__ = ["z3", "SetVal", "SeqVal", "Obligation", "NotEncoded", "StateVars", "concrete", "Encoder", "at_step",
+__all__ = ["z3", "SetVal", "SeqVal", "Obligation", "NotEncoded", "OutOfTime", "encoding_deadline", "StateVars", "concrete", "Encoder", "at_step",
            "to_python", "literal", "scope", "CMP_OPS", "INT_OPS", "EQ_OPS", "SET_OPS", "UNARY_OPS"]
 
 # ====================================================================== terms
@@ -747,6 +748,26 @@ def names_read(program: Program, node) -> frozenset:
     return frozenset(out)
 
 
+class OutOfTime(Exception):
+    """Encoding went past the deadline set by `encoding_deadline` (a move whose effects or checks
+    unfold into an enormous term: e.g. a game-tree search written as nested definitions)."""
+
+
+_DEADLINE: list = [None]  # perf_counter time past which `Encoder.expr` raises OutOfTime
+_TICKS = 256  # expressions encoded between two looks at the clock
+
+
+@contextlib.contextmanager
+def encoding_deadline(deadline: float | None, what: str):
+    """Encoders raise OutOfTime(`what`) past `deadline` while this is open (None: no limit)."""
+    saved = _DEADLINE[0]
+    _DEADLINE[0] = (deadline, what) if deadline is not None else None
+    try:
+        yield
+    finally:
+        _DEADLINE[0] = saved
+
+
 class Encoder:
     """Expressions of a checked program -> Z3 values, over one state.
 
@@ -759,6 +780,7 @@ class Encoder:
     def __init__(self, program: Program, n: int, options: dict | None, env):
         self.p = program
         self.n = n
+        self._ticks = 0
         self.env = env.env() if hasattr(env, "env") else dict(env)
         self.scopes: list[dict] = [{}]
         self.path: list = []
@@ -879,20 +901,30 @@ class Encoder:
         key = ("granted!", _ast_id(_CR, cond.as_ast()), id(facts))
         hit = self._calls.get(key)
         if hit is None:
-            hit = self._calls[key] = (self._grants(cond.as_ast(), facts, 12), cond, facts)
+            hit = self._calls[key] = (self._grants(cond.as_ast(), facts, 12, {}), cond, facts)
         return hit[0]
 
-    def _grants(self, a, facts: frozenset, depth: int) -> bool:
+    def _grants(self, a, facts: frozenset, depth: int, seen: dict) -> bool:
+        # `seen`: (term id, depth) -> answer, for this one question: sub-terms are shared, and a
+        # walk that met them afresh at every path was exponential (a game-tree search written as
+        # nested definitions: minutes, past any budget)
+        k = (_ast_id(_CR, a), depth)
+        known = seen.get(k)
+        if known is not None:
+            return known
         kind, parts, _ = self._shape(a)
         if kind == "atom":
-            return parts in facts
-        if kind == "or" and ("id", _ast_id(_CR, a)) in facts:
-            return True
-        if depth == 0:  # (a bound on the walk: sub-terms are shared, the walk does not know it)
-            return False
-        if kind == "and":
-            return all(self._grants(x, facts, depth - 1) for x in parts)
-        return any(self._grants(x, facts, depth - 1) for x in parts)
+            r = parts in facts
+        elif kind == "or" and ("id", _ast_id(_CR, a)) in facts:
+            r = True
+        elif depth == 0:  # (a bound on the walk's depth)
+            r = False
+        elif kind == "and":
+            r = all(self._grants(x, facts, depth - 1, seen) for x in parts)
+        else:
+            r = any(self._grants(x, facts, depth - 1, seen) for x in parts)
+        seen[k] = r
+        return r
 
     def _keep(self, obligations: list[Obligation]) -> None:
         for o in obligations:
@@ -967,6 +999,9 @@ class Encoder:
         return self.p.type_of(e)
 
     def expr(self, e):
+        self._ticks += 1
+        if self._ticks % _TICKS == 0 and _DEADLINE[0] is not None and time.perf_counter() > _DEADLINE[0][0]:
+            raise OutOfTime(_DEADLINE[0][1])
         if isinstance(self.p.types.get(id(e)), StrT):
             raise NotEncoded(f"{e.span}: text is display only; it has no Z3 value")
         method = getattr(self, "e_" + type(e).__name__, None)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from .encode import (CTX, Encoder, NotEncoded, SeqVal, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_num, is_true, lift,
+from .encode import (CTX, Encoder, NotEncoded, OutOfTime, SeqVal, encoding_deadline, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_num, is_true, lift,
                      num, or_all, range_constraints, select)
 from .transition import (Step, chance_draw, chance_successor, decision_paths, fresh, fresh_params,
                          fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
@@ -29,10 +29,6 @@ __all__ = ["Alternative", "Relation", "Candidate", "at_pc", "successor_cases"]
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
 MAX_CASES = 256  # cases of loop positions at one decision point
 MAX_SPLIT = 64  # values of a choice asked one by one when the solver cannot settle it at once
-
-
-class OutOfTime(Exception):
-    """Building alternatives went past `Relation.deadline`."""
 
 
 @dataclass
@@ -90,10 +86,14 @@ class Relation:
         position left free lets the walk unroll a loop around the decision without end) is
         retried with the positions of the enclosing `for` loops split into cases."""
         if d not in self._alts:
-            try:
-                self._alts[d] = self._build(d, split_positions=False)
-            except NotEncoded:
-                self._alts[d] = self._build(d, split_positions=True)
+            # the deadline is looked at between cases (`_tick`) and, while a move's terms are
+            # built, by the encoders themselves: one move can unfold past any budget
+            line = self.p.decisions[d].node.span.line
+            with encoding_deadline(self.deadline, f"out of time while encoding the decision point at line {line}"):
+                try:
+                    self._alts[d] = self._build(d, split_positions=False)
+                except NotEncoded:
+                    self._alts[d] = self._build(d, split_positions=True)
         return self._alts[d]
 
     def _build(self, d: int, split_positions: bool) -> list[Alternative]:
