@@ -121,7 +121,8 @@ def test_ramen_ink_bin_limit_9(tmp_path, capsys):
     assert [(c["change"], c["kind"], c["name"]) for c in rep["structural"]["changes"]] == [("changed", "const",
                                                                                             "BIN_SIZE")]
     w = rep["behaviour"]["witnesses"][0]
-    assert w["replayed"]
+    assert w["replayed"]  # the witness as shortened: replayed, and the difference seen again
+    assert w["steps"] <= w["found_steps"]
     assert_legal_only_under_new("spec/ramen_ink.rules", new, w)
     assert any(r["rules"] and "I-D6" in r["rules"] for r in w["responsible"])
 
@@ -191,6 +192,76 @@ def test_enclosing_conditions_negate_earlier_branches_and_skip_flow_locals():
     assert said["second"] == ["a < 5", "not a == 0"]  # `p == 0 and b < 3` reads the for variable
     assert said["third"] == ["a < 5", "not a == 0"]
     assert enclosing_conditions(program.spec, "no_such_move") == []
+
+
+COUNTER = """
+game counter "Counter"
+players 2
+enum Colour { red "Red", blue "Blue" }
+var a: 0..9 = 0
+var painted: array[Player] of set of Colour = {}
+flow {
+  while a < 9 {
+    for p in players {
+      choose p {
+        move one() "one" require room "a stays within 9": a <= 8 { a += 1 }
+        move two() "two" require room "a stays within 9": a <= 7 { a += 2 }
+        move wait() "wait" { a += 0 }
+        move paint(c: Colour) "paint {c}" { add c to painted[p] }
+        move finish() "finish" require ready "a has reached 3": a >= 3 { a = 9 }
+      }
+    }
+  }
+}
+outcome { score p: a }
+"""
+
+
+def counter_pair(new_text: str):
+    from verifier.diff import behaviour as B, structural as S
+    from verifier.engine.runtime import Game
+    from verifier.frontend import check_text
+    old, _ = check_text(COUNTER, "old.rules")
+    new, _ = check_text(new_text, "new.rules")
+    structure = S.compare(old.spec, new.spec, {})
+    ctx = B.Context(old.spec, new.spec, structure, B.touched_moves(structure, old.spec, new.spec))
+    return Game(Engine(old), 2, {}), Game(Engine(new), 2, {}), ctx
+
+
+def test_a_witness_is_shortened_to_the_fewest_steps():
+    """`finish` needs a >= 3 under OLD, a >= 4 under NEW: the difference shows once a is 3. A padded
+    history (waits, single steps) is cut to two steps: dropping the waits leaves one, one, one, and
+    only replacing a step (two for one) gets below that. One step cannot show it: a shortener that
+    kept a candidate without the difference would go below two."""
+    from verifier.diff import behaviour as B
+    from verifier.diff.run import confirm
+    old, new, ctx = counter_pair(COUNTER.replace("a >= 3", "a >= 4"))
+    wait, one = 2, 0
+    names = [old.new_initial_state().action_to_string(0, a) for a in (wait, one)]
+    assert names == ["wait", "one"]
+    pair = B.Lockstep(old, new, ctx.structure.renames, ctx)
+    found = B.follow(pair, [wait, one, wait, wait, one, wait, one, wait, wait])
+    assert found.kind == "legality" and len(found.old_steps) == 7  # the difference shows after the third one
+    short = B.shorten(found, old, new, ctx, seconds=30)
+    assert len(short.old_steps) == 2 and short.found_steps == 7 and short.key == found.key
+    assert sorted(t.split(": ")[1] for t in short.old_texts) == ["one", "two"]
+    assert "finish is legal under OLD only" in short.summary
+    assert confirm(short, old, new, ctx)  # replays through fresh engines, by id and by text
+    assert B.shorten(found, old, new, ctx, seconds=0) is found  # no time: the witness as found
+
+
+def test_a_successor_difference_is_shown_as_the_spec_shows_values():
+    """A set shows its members by their display names, an array the entries that differ; not the
+    engine's bitmasks and lists."""
+    from verifier.diff import behaviour as B
+    old, new, ctx = counter_pair(COUNTER.replace("add c to painted[p]", "add red to painted[p]"))
+    pair = B.Lockstep(old, new, ctx.structure.renames, ctx)
+    paint_blue = next(a for a in old.new_initial_state().legal_actions(0)
+                      if old.new_initial_state().action_to_string(0, a) == "paint Blue")
+    w = B.replay(pair, [], B.Witness("successor", 2, "", "", "", move_old=paint_blue, move_new=paint_blue))
+    assert w.kind == "successor" and w.move == "P1: paint Blue"
+    assert w.old_says == "painted[P1]: {Blue} (only here: Blue)"
+    assert w.new_says == "painted[P1]: {Red} (only here: Red)"
 
 
 def test_grunchie_offer_readings(capsys):

@@ -25,6 +25,8 @@ from . import structural as S
 from .equivalence import Proof, prove_same
 
 PROOF_SHARE = 0.25  # of --budget, for Z3's proof that the two specs are one game
+SHORTEN_SHARE = 0.1  # of --budget, for shortening the witnesses found (at least SHORTEN_MIN seconds)
+SHORTEN_MIN = 2.0
 
 
 @dataclass
@@ -154,7 +156,12 @@ def diff_programs(old, new, settings: Settings, texts: dict, progress=None) -> D
         t0 = time.monotonic()
         B.directed(old_games, new_games, ctx, old, counts, left, settings.seed, settings.depth, d.search)
         d.search.seconds += time.monotonic() - t0
-    for w in d.search.witnesses:
+    if d.search.witnesses and progress:
+        progress("shortening the witnesses")
+    deadline = time.monotonic() + max(SHORTEN_MIN, SHORTEN_SHARE * settings.seconds)
+    for i, w in enumerate(d.search.witnesses):
+        share = (deadline - time.monotonic()) / (len(d.search.witnesses) - i)  # what one left unused, the next gets
+        d.search.witnesses[i] = w = B.shorten(w, old_games[w.players], new_games[w.players], ctx, share)
         w.replayed = confirm(w, old_games[w.players], new_games[w.players], ctx)
     d.method = "play"
     if d.search.witnesses:
