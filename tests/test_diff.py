@@ -340,3 +340,56 @@ def test_mutate_on_ray(capsys):
     code, out = run_json(capsys, "mutate", str(TTT), "--max-mutants", "4", "--ray", "local", "--budget", "3",
                          "--games", "10")
     assert code == 0 and out["reports"][0]["run"] == 4 and out["reports"][0]["error"] == 0
+
+
+def test_docs_site_gets_a_mutations_page(tmp_path, capsys):
+    import os
+    import subprocess
+    import sys
+    code, out = run_json(capsys, "mutate", "spec/examples/nim.rules", "--max-mutants", "8", "--budget", "2",
+                         "--games", "10", "--jobs", "1")
+    assert code == 0
+    rep = out["reports"][0]
+    assert rep["game"] == "nim" and rep["survivors"]  # the page below is checked against them
+    mut = tmp_path / "mutate.json"
+    mut.write_text(json.dumps(out), encoding="utf-8")
+    site = tmp_path / "site"
+    assert main(["docs", "spec/examples/nim.rules", "spec/examples/tictactoe.rules", "-o", str(site),
+                 "--mutations", str(mut)]) == 0
+    page = (site / "docs" / "nim" / "mutations.md").read_text(encoding="utf-8")
+    assert f"**Kill rate {100 * rep['kill_rate']:.0f}%**: {rep['killed']} killed, {rep['survived']} survived" in page
+    for s in rep["survivors"]:
+        assert f"#### Mutant {s['id']}: " in page
+        for rule in s["rules"]:
+            assert f"[@{rule}](rules.md#{rule})" in page  # linked to the rule on the game's rules page
+        line = s["at"].rsplit(":", 2)[1]
+        assert f"[line {line}](source.md#__codelineno-0-{line})" in page
+    assert "Stale results" not in page
+    assert "nim/mutations.md" in (site / "mkdocs.yml").read_text(encoding="utf-8")
+    assert not (site / "docs" / "tictactoe" / "mutations.md").exists()
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f",
+                            str(site / "mkdocs.yml"), "-d", str(tmp_path / "built")], capture_output=True,
+                           text=True, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert built.returncode == 0, built.stderr
+    html = (tmp_path / "built" / "nim" / "mutations.html").read_text(encoding="utf-8")
+    for s in rep["survivors"]:  # the links resolve: the anchors exist on the pages they point to
+        line = s["at"].rsplit(":", 2)[1]
+        assert f'id="__codelineno-0-{line}"' in (tmp_path / "built" / "nim" / "source.html").read_text(encoding="utf-8")
+        for rule in s["rules"]:
+            assert f'id="{rule}"' in (tmp_path / "built" / "nim" / "rules.html").read_text(encoding="utf-8")
+    assert "Kill rate" in html
+    capsys.readouterr()
+    # the spec changed since the run: said, and no links to lines that may have moved
+    out["reports"][0]["spec_sha256"] = "0" * 64
+    mut.write_text(json.dumps(out), encoding="utf-8")
+    assert main(["docs", "spec/examples/nim.rules", "-o", str(tmp_path / "site2"), "--mutations", str(mut)]) == 0
+    page = (tmp_path / "site2" / "docs" / "nim" / "mutations.md").read_text(encoding="utf-8")
+    assert "Stale results" in page and "source.md#" not in page
+    capsys.readouterr()
+    # not mutate's output; a report of a game no spec given declares
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"reports": [{"kind": "simulation"}]}', encoding="utf-8")
+    assert main(["docs", "spec/examples/nim.rules", "-o", str(tmp_path / "site3"), "--mutations", str(bad)]) == 1
+    assert "not the output of `rulebook mutate --json`" in capsys.readouterr().err
+    assert main(["docs", "spec/examples/tictactoe.rules", "-o", str(tmp_path / "site4"), "--mutations", str(mut)]) == 1
+    assert "the game 'nim', which none of the specs given declares" in capsys.readouterr().err

@@ -18,6 +18,7 @@ Kill rate = killed / (mutants run - invalid - equivalent). Mutants run in forked
 from __future__ import annotations
 
 import difflib
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -138,7 +139,9 @@ def mutate(program, text: str, config: Config, progress=None) -> dict:
     results = run_all(program, chosen, texts, n, options, config, broken, progress)
     for r in results:
         r["diff"] = diffs[r["id"]]
-    return summary(program, generated, results, n, options, config, broken, time.perf_counter() - t0)
+    rep = summary(program, generated, results, n, options, config, broken, time.perf_counter() - t0)
+    # what the docs site needs to put the report on the game's page, and to tell when it is stale
+    return {**rep, "game": program.name, "spec_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
 
 
 def run_all(program, chosen, texts, n, options, config, broken, progress) -> list:
