@@ -393,3 +393,25 @@ def test_docs_site_gets_a_mutations_page(tmp_path, capsys):
     assert "not the output of `rulebook mutate --json`" in capsys.readouterr().err
     assert main(["docs", "spec/examples/tictactoe.rules", "-o", str(tmp_path / "site4"), "--mutations", str(mut)]) == 1
     assert "the game 'nim', which none of the specs given declares" in capsys.readouterr().err
+
+
+def test_mutate_stops_verify_at_a_violation_the_original_does_not_have():
+    """A kill needs one new violation, never a proof: `enough` ends verify's budget there (the proofs
+    are not tried), and a violation the original has too does not end it."""
+    from verifier.frontend import check_text
+    from verifier.verify.run import Budget, verify
+    text = COUNTER.replace("outcome {", 'invariant bounded "a stays in range": a <= 9\n'
+                                        'invariant small "a stays small": a < 2\noutcome {')
+    program, diags = check_text(text, "counter.rules")
+    assert program is not None, diags
+    budget = Budget(games=50, timeout=5, proof=30, falsify=5)
+
+    def statuses(enough):
+        return {r.name: r.status for r in verify(program, {}, [2], budget, enough=enough).results}
+
+    full = statuses(None)
+    assert full["small"] == "violated" and full["bounded"] == "proved"
+    stopped = statuses(lambda found: bool(found - set()))
+    assert stopped["small"] == "violated" and stopped["bounded"] == "unknown"  # no proof tried after the kill
+    known = statuses(lambda found: bool(found - {"small"}))  # the original violates `small` too: go on
+    assert known["small"] == "violated" and known["bounded"] == "proved"

@@ -47,10 +47,14 @@ def baseline(program, n: int, options: dict, budget: float) -> set:
     return violated(program, n, options, budget)
 
 
-def violated(program, n: int, options: dict, budget: float) -> set:
+def violated(program, n: int, options: dict, budget: float, broken: set | None = None) -> set:
+    """The properties verify finds violated within `budget`; with `broken` (the original's), verify
+    stops at the first violation outside it: that kills the mutant, and the proofs it would spend
+    the rest of the budget on cannot change that (a kill means a violation found, never a proof)."""
     from ..verify.run import Budget, verify
     b = Budget(games=100, timeout=min(5.0, budget), proof=budget, falsify=budget / 3)
-    report = verify(program, options, [n], b, jobs=1)
+    enough = None if broken is None else (lambda found: bool(found - broken))
+    report = verify(program, options, [n], b, jobs=1, enough=enough)
     return {r.name for r in report.results if r.status == "violated"}
 
 
@@ -73,7 +77,7 @@ def judge(original, mutant: M.Mutant, text: str, n: int, options: dict, config: 
         if failed:
             names = sorted({d.message.split("'")[1] for d in failed if "'" in d.message})
             return {**out, "status": "killed", "by": "example " + ", ".join(names)}
-        new = violated(program, n, options, config.budget) - broken
+        new = violated(program, n, options, config.budget, broken) - broken
         if new:
             return {**out, "status": "killed", "by": "verify: " + ", ".join(sorted(new)) + " violated"}
         return {**out, **survivor(original, program, n, options, config)}
