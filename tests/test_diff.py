@@ -415,3 +415,31 @@ def test_mutate_stops_verify_at_a_violation_the_original_does_not_have():
     assert stopped["small"] == "violated" and stopped["bounded"] == "unknown"  # no proof tried after the kill
     known = statuses(lambda found: bool(found - {"small"}))  # the original violates `small` too: go on
     assert known["small"] == "violated" and known["bounded"] == "proved"
+
+
+def test_a_mutant_whose_process_dies_is_an_error_not_a_hang():
+    """Each mutant runs in a child of its own: a crash of native code (planted: the child sends
+    itself SIGSEGV, as libz3 did), an exception or a hang is that task's error; the others answer,
+    in order."""
+    import os
+    import signal
+    import time as clock
+    from verifier.diff.mutate import forked
+
+    def crash():
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    def hang():
+        clock.sleep(60)
+
+    def fail():
+        raise ValueError("planted")
+
+    tasks = [lambda: 1, crash, lambda: {"two": 2}, hang, fail, lambda: 3]
+    seen = []
+    got = forked(tasks, 2, seconds=3, done=seen.append)
+    assert got[0] == ("ok", 1) and got[2] == ("ok", {"two": 2}) and got[5] == ("ok", 3)
+    assert got[1][0] == "error" and "signal 11 (SIGSEGV)" in got[1][1]
+    assert got[3] == ("error", "took longer than 3 s: stopped")
+    assert got[4] == ("error", "ValueError: planted")
+    assert seen == [1, 2, 3, 4, 5, 6]
