@@ -3,9 +3,10 @@
 - **Structure** (`structural.py`): items added, removed, changed, renamed, reordered.
 - **Behaviour**: when the two specs' behavioural cores are equal (modulo renames and order) and
   the options agree, the engines play identically: `no behavioural difference (proved)`.
-  Otherwise lockstep games (`behaviour.py`) look for a witness; each witness found is replayed
-  through fresh engines of both specs — its steps by action id and by their text, as
-  `rulebook query --history` reads them — and the difference must show again.
+  Otherwise lockstep games (`behaviour.py`) look for a witness; each witness found is shortened
+  (`behaviour.shorten`, a tenth of the budget) and replayed through fresh engines of both specs
+  — its steps by action id and by their text, as `rulebook query --history` reads them — and
+  the difference must show again.
 - **Verification**: `verify` on both specs with a small budget per player count, and the
   properties whose status differs, through verify's cache (`verify/cache.py`: a side whose
   slice is unchanged since an earlier run costs nothing; the report says how many results were
@@ -161,8 +162,12 @@ def diff_programs(old, new, settings: Settings, texts: dict, progress=None) -> D
     deadline = time.monotonic() + max(SHORTEN_MIN, SHORTEN_SHARE * settings.seconds)
     for i, w in enumerate(d.search.witnesses):
         share = (deadline - time.monotonic()) / (len(d.search.witnesses) - i)  # what one left unused, the next gets
-        d.search.witnesses[i] = w = B.shorten(w, old_games[w.players], new_games[w.players], ctx, share)
-        w.replayed = confirm(w, old_games[w.players], new_games[w.players], ctx)
+        short = B.shorten(w, old_games[w.players], new_games[w.players], ctx, share)
+        if short is not w and confirm(short, old_games[w.players], new_games[w.players], ctx):
+            short.replayed = True
+            d.search.witnesses[i] = short
+        else:  # not shorter, or (never seen) a shorter one that does not replay: the witness as found
+            w.replayed = confirm(w, old_games[w.players], new_games[w.players], ctx)
     d.method = "play"
     if d.search.witnesses:
         d.verdict = "differs"
