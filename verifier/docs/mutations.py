@@ -69,7 +69,7 @@ def _report(r: dict, text: str, known: set) -> list[str]:
                 "    The spec has changed since this run (its hash differs): re-run `rulebook mutate`.", ""]
     out += [f"**Kill rate {_pct(r['kill_rate'])}**: {r['killed']} killed, {r['survived']} survived "
             f"({r['equivalent']} equivalent and {r['invalid']} that do not type-check are not counted"
-            + (f"; {r['error']} errors" if r.get("error") else "") + "). "
+            + (f"; {r['error']} error{'s' if r['error'] != 1 else ''}, listed below" if r.get("error") else "") + "). "
             f"Options: {opts}; verify {r['verify_budget']:g} s per mutant; {r['seconds']:.0f} s in all.", ""]
     if r.get("original_violates"):
         out += ["The spec itself violates " + ", ".join(f"`{md_escape(x)}`" for x in r["original_violates"])
@@ -96,6 +96,12 @@ def _report(r: dict, text: str, known: set) -> list[str]:
         else:
             out += [md_escape(s.get("by", "")), ""]
         out += [f"Would be caught by: {md_escape(s['catch'])}.", ""]
+    errors = [x for x in r.get("results", []) if x["status"] == "error"]
+    if errors:  # a tool failed on these: its bug, shown (not counted either way)
+        out += [f"### Errors ({len(errors)})", "", "| mutant | mutation | at | error |", "|---|---|---|---|"]
+        for e in errors:
+            out.append(f"| {e['id']} | {md_escape(e['description'])} | {_place(e['at'], stale)} | {md_escape(e['by'])} |")
+        out.append("")
     killed = [x for x in r.get("results", []) if x["status"] == "killed"]
     if killed:
         out += [f"### Killed ({len(killed)})", "", "| mutant | mutation | rules | killed by |", "|---|---|---|---|"]
