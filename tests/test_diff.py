@@ -379,12 +379,16 @@ def test_docs_site_gets_a_mutations_page(tmp_path, capsys):
             assert f'id="{rule}"' in (tmp_path / "built" / "nim" / "rules.html").read_text(encoding="utf-8")
     assert "Kill rate" in html
     capsys.readouterr()
-    # the spec changed since the run: said, and no links to lines that may have moved
+    # the spec changed since the run: said, and no links to lines that may have moved; a mutant a
+    # tool failed on is listed with its error
     out["reports"][0]["spec_sha256"] = "0" * 64
+    out["reports"][0]["results"].append({**rep["results"][0], "id": 999, "status": "error",
+                                         "by": "the process died of signal 11 (SIGSEGV) without answering"})
     mut.write_text(json.dumps(out), encoding="utf-8")
     assert main(["docs", "spec/examples/nim.rules", "-o", str(tmp_path / "site2"), "--mutations", str(mut)]) == 0
     page = (tmp_path / "site2" / "docs" / "nim" / "mutations.md").read_text(encoding="utf-8")
     assert "Stale results" in page and "source.md#" not in page
+    assert "### Errors (1)" in page and "| 999 |" in page and "signal 11 (SIGSEGV)" in page
     capsys.readouterr()
     # not mutate's output; a report of a game no spec given declares
     bad = tmp_path / "bad.json"
