@@ -323,15 +323,23 @@ def test_mutants_cover_the_operators():
 
 def test_mutate_tictactoe_json(capsys):
     code, out = run_json(capsys, "mutate", str(TTT), "--max-mutants", "10", "--jobs", "2", "--budget", "3",
-                         "--games", "20")
+                         "--diff-budget", "2", "--games", "20")
     assert code == 0
     rep = out["reports"][0]
+    assert rep["verify_budget"] == 3 and rep["diff_budget"] == 2
+    assert all(r["seconds"] >= 0 for r in rep["results"])
     assert rep["run"] == 10 and 0 <= rep["kill_rate"] <= 1
     assert rep["killed"] + rep["survived"] + rep["equivalent"] + rep["invalid"] + rep["error"] == 10
     assert rep["error"] == 0
     assert rep["killed"] >= 1  # dropping the one requirement makes well_formed fail
     for s in rep["survivors"]:
         assert s["diff"].startswith("--- original") and s["catch"]
+
+
+def test_mutate_bad_budgets(capsys):
+    for flag in ("--budget", "--diff-budget"):
+        code, out = run_json(capsys, "mutate", str(TTT), flag, "0")
+        assert code == 2 and out["error"]["kind"] == "usage" and flag in out["error"]["message"]
 
 
 @pytest.mark.slow

@@ -38,6 +38,7 @@ class Config:
     ray: str | None = None
     max_mutants: int = 120
     budget: float = 10.0
+    diff_budget: float = 5.0  # seconds of the diff that explains a survivor (it never decides a kill)
     games: int = 60
     seed: int = 0
 
@@ -97,7 +98,7 @@ def _judge(original, mutant: M.Mutant, text: str, n: int, options: dict, config:
 def survivor(original, program, n: int, options: dict, config: Config) -> dict:
     from .run import Settings, diff_programs
     settings = Settings(players=[n], old_options=options, new_options=options, games=config.games,
-                        seconds=max(5.0, config.budget), seed=config.seed, witnesses=1, verify_budget=0)
+                        seconds=config.diff_budget, seed=config.seed, witnesses=1, verify_budget=0)
     d = diff_programs(original, program, settings, {})
     if d.verdict == "same":
         return {"status": "equivalent", "by": d.sentence}
@@ -210,9 +211,12 @@ def forked(tasks: list, jobs: int, seconds: float, done=None) -> list:
 
 
 def per_mutant_seconds(config: Config) -> float:
-    """How long one child may take before it is stopped: many times what its stages are given
-    (verify's budget, the diff's), so that only a hang is stopped, not a slow machine."""
-    return 10 * (config.budget + max(5.0, config.budget)) + 120
+    """How long one child may take before it is stopped: several times what its stages are given
+    (verify's budget, the diff's), so that only a hang is stopped, not a slow machine. Every stage
+    runs to a wall-clock budget, so load stretches them little: the slowest of 120 Wasabi!
+    mutants took 31 s at load 3-4 with budgets of 10 + 10 s, while one whose flow loops forever
+    without a decision (`while not phase1_over` -> `while phase1_over`) never ends."""
+    return 5 * (config.budget + config.diff_budget) + 60
 
 
 def mutate(program, text: str, config: Config, progress=None) -> dict:
@@ -311,7 +315,7 @@ def summary(program, generated, results, n, options, config, broken, seconds) ->
     return {"kind": "mutate", "spec": program.spec.path, "players": n, "options": options,
             "generated": len(generated), "run": len(results), **count,
             "kill_rate": round(count["killed"] / judged, 4) if judged else None,
-            "original_violates": sorted(broken), "verify_budget": config.budget, "seconds": round(seconds, 3),
+            "original_violates": sorted(broken), "verify_budget": config.budget, "diff_budget": config.diff_budget, "seconds": round(seconds, 3),
             "jobs": config.jobs, "ray": config.ray, "by_operator": by_op,
             "survivors": [r for r in results if r["status"] == "survived"],
             "results": [{k: v for k, v in r.items() if k != "diff"} for r in results]}

@@ -152,8 +152,8 @@ def diff_programs(old, new, settings: Settings, texts: dict, progress=None) -> D
                         settings.seed, counts, old_games, new_games, settings.witnesses)
     if not d.search.witnesses:
         left = seconds - d.search.seconds
-        if left < 10:  # the directed phase gets at least a share of its own
-            left = max(10.0, settings.seconds / 3)
+        if left < 10:  # the directed phase gets at least a share of its own (not more than the budget)
+            left = max(min(10.0, settings.seconds), settings.seconds / 3)
         t0 = time.monotonic()
         B.directed(old_games, new_games, ctx, old, counts, left, settings.seed, settings.depth, d.search)
         d.search.seconds += time.monotonic() - t0
