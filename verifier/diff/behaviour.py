@@ -340,7 +340,7 @@ class Context:
     def show_differences(self, games: tuple, differ: list) -> list:
         """(what, old text, new text) for each differing variable of `state_diff`, each side's value
         shown by its own engine as `play` shows it (a set as its members, an enum by its display
-        name); an array by the entries that differ (`bowls[P2]`), when both sides index it alike."""
+        name); an array by the entries that differ (`v[P2]`), when both sides index it alike."""
         probes = []
         for g in games:
             probe = self.probes.get(id(g.engine))
@@ -705,8 +705,8 @@ def shorten(w: Witness, old: Game, new: Game, ctx: Context, seconds: float, seed
     First delta debugging: drop a chunk of steps and replay the rest under both specs (steps that
     no longer fit are skipped); keep the drop when the difference still shows — perhaps earlier,
     since the replay stops at the first difference. Chunks halve down to single steps. Dropping
-    alone cannot make a player's choice do more (place three toppings in the bin where the search
-    placed one), so then, while time remains: one step replaced by another move legal where it
+    alone cannot make a choice do more (the search's choices moved a count up by one where
+    another move would add three), so then, while time remains: one step replaced by another move legal where it
     stands, the rest replayed, kept when the difference shows sooner; after each such gain the
     drops are tried again. The result is a witness of the replay (texts written afresh);
     `found_steps` keeps the length the search found."""

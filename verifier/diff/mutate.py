@@ -128,8 +128,8 @@ CATCH = {
 # Each mutant is judged in a child forked for it alone, from a parent that never runs Z3: the
 # original's verify runs in a child too. Z3 keeps a pool of timer threads; a process forked
 # after Z3 has run inherits that pool's bookkeeping but not its threads, and a multiprocessing
-# pool forked after the original's verify lost a worker to a segmentation fault in libz3 (Ramen
-# Ink, 2 jobs): the pool replaced the worker, the mutant's result never came and the run waited
+# pool forked after the original's verify lost a worker to a segmentation fault in libz3 (a seed
+# spec, 2 jobs; notes/issue14.md): the pool replaced the worker, the mutant's result never came and the run waited
 # forever. One child per mutant also turns any crash of native code into that mutant's `error`
 # (the signal said), and a child past its time is killed, never awaited without end.
 
@@ -213,9 +213,9 @@ def forked(tasks: list, jobs: int, seconds: float, done=None) -> list:
 def per_mutant_seconds(config: Config) -> float:
     """How long one child may take before it is stopped: several times what its stages are given
     (verify's budget, the diff's), so that only a hang is stopped, not a slow machine. Every stage
-    runs to a wall-clock budget, so load stretches them little: the slowest of 120 Wasabi!
-    mutants took 31 s at load 3-4 with budgets of 10 + 10 s, while one whose flow loops forever
-    without a decision (`while not phase1_over` -> `while phase1_over`) never ends."""
+    runs to a wall-clock budget, so load stretches them little: the slowest of 360 mutants of
+    the seed specs took 31 s at load 3-4 with budgets of 10 + 10 s, while one whose flow loops
+    forever without a decision (`while not x` -> `while x`) never ends."""
     return 5 * (config.budget + config.diff_budget) + 60
 
 
