@@ -121,7 +121,8 @@ def test_ramen_ink_bin_limit_9(tmp_path, capsys):
     assert [(c["change"], c["kind"], c["name"]) for c in rep["structural"]["changes"]] == [("changed", "const",
                                                                                             "BIN_SIZE")]
     w = rep["behaviour"]["witnesses"][0]
-    assert w["replayed"]
+    assert w["replayed"]  # the witness as shortened: replayed, and the difference seen again
+    assert w["steps"] <= w["found_steps"]
     assert_legal_only_under_new("spec/ramen_ink.rules", new, w)
     assert any(r["rules"] and "I-D6" in r["rules"] for r in w["responsible"])
 
@@ -193,6 +194,76 @@ def test_enclosing_conditions_negate_earlier_branches_and_skip_flow_locals():
     assert enclosing_conditions(program.spec, "no_such_move") == []
 
 
+COUNTER = """
+game counter "Counter"
+players 2
+enum Colour { red "Red", blue "Blue" }
+var a: 0..9 = 0
+var painted: array[Player] of set of Colour = {}
+flow {
+  while a < 9 {
+    for p in players {
+      choose p {
+        move one() "one" require room "a stays within 9": a <= 8 { a += 1 }
+        move two() "two" require room "a stays within 9": a <= 7 { a += 2 }
+        move wait() "wait" { a += 0 }
+        move paint(c: Colour) "paint {c}" { add c to painted[p] }
+        move finish() "finish" require ready "a has reached 3": a >= 3 { a = 9 }
+      }
+    }
+  }
+}
+outcome { score p: a }
+"""
+
+
+def counter_pair(new_text: str):
+    from verifier.diff import behaviour as B, structural as S
+    from verifier.engine.runtime import Game
+    from verifier.frontend import check_text
+    old, _ = check_text(COUNTER, "old.rules")
+    new, _ = check_text(new_text, "new.rules")
+    structure = S.compare(old.spec, new.spec, {})
+    ctx = B.Context(old.spec, new.spec, structure, B.touched_moves(structure, old.spec, new.spec))
+    return Game(Engine(old), 2, {}), Game(Engine(new), 2, {}), ctx
+
+
+def test_a_witness_is_shortened_to_the_fewest_steps():
+    """`finish` needs a >= 3 under OLD, a >= 4 under NEW: the difference shows once a is 3. A padded
+    history (waits, single steps) is cut to two steps: dropping the waits leaves one, one, one, and
+    only replacing a step (two for one) gets below that. One step cannot show it: a shortener that
+    kept a candidate without the difference would go below two."""
+    from verifier.diff import behaviour as B
+    from verifier.diff.run import confirm
+    old, new, ctx = counter_pair(COUNTER.replace("a >= 3", "a >= 4"))
+    wait, one = 2, 0
+    names = [old.new_initial_state().action_to_string(0, a) for a in (wait, one)]
+    assert names == ["wait", "one"]
+    pair = B.Lockstep(old, new, ctx.structure.renames, ctx)
+    found = B.follow(pair, [wait, one, wait, wait, one, wait, one, wait, wait])
+    assert found.kind == "legality" and len(found.old_steps) == 7  # the difference shows after the third one
+    short = B.shorten(found, old, new, ctx, seconds=30)
+    assert len(short.old_steps) == 2 and short.found_steps == 7 and short.key == found.key
+    assert sorted(t.split(": ")[1] for t in short.old_texts) == ["one", "two"]
+    assert "finish is legal under OLD only" in short.summary
+    assert confirm(short, old, new, ctx)  # replays through fresh engines, by id and by text
+    assert B.shorten(found, old, new, ctx, seconds=0) is found  # no time: the witness as found
+
+
+def test_a_successor_difference_is_shown_as_the_spec_shows_values():
+    """A set shows its members by their display names, an array the entries that differ; not the
+    engine's bitmasks and lists."""
+    from verifier.diff import behaviour as B
+    old, new, ctx = counter_pair(COUNTER.replace("add c to painted[p]", "add red to painted[p]"))
+    pair = B.Lockstep(old, new, ctx.structure.renames, ctx)
+    paint_blue = next(a for a in old.new_initial_state().legal_actions(0)
+                      if old.new_initial_state().action_to_string(0, a) == "paint Blue")
+    w = B.replay(pair, [], B.Witness("successor", 2, "", "", "", move_old=paint_blue, move_new=paint_blue))
+    assert w.kind == "successor" and w.move == "P1: paint Blue"
+    assert w.old_says == "painted[P1]: {Blue} (only here: Blue)"
+    assert w.new_says == "painted[P1]: {Red} (only here: Red)"
+
+
 def test_grunchie_offer_readings(capsys):
     code, out = run_json(capsys, "diff", "spec/ramen.rules", "spec/ramen.rules", "--players", "2",
                          "--old-option", "grunchie_offer=literal", "--verify-budget", "0")
@@ -252,9 +323,11 @@ def test_mutants_cover_the_operators():
 
 def test_mutate_tictactoe_json(capsys):
     code, out = run_json(capsys, "mutate", str(TTT), "--max-mutants", "10", "--jobs", "2", "--budget", "3",
-                         "--games", "20")
+                         "--diff-budget", "2", "--games", "20")
     assert code == 0
     rep = out["reports"][0]
+    assert rep["verify_budget"] == 3 and rep["diff_budget"] == 2
+    assert all(r["seconds"] >= 0 for r in rep["results"])
     assert rep["run"] == 10 and 0 <= rep["kill_rate"] <= 1
     assert rep["killed"] + rep["survived"] + rep["equivalent"] + rep["invalid"] + rep["error"] == 10
     assert rep["error"] == 0
@@ -263,9 +336,122 @@ def test_mutate_tictactoe_json(capsys):
         assert s["diff"].startswith("--- original") and s["catch"]
 
 
+def test_mutate_bad_budgets(capsys):
+    for flag in ("--budget", "--diff-budget"):
+        code, out = run_json(capsys, "mutate", str(TTT), flag, "0")
+        assert code == 2 and out["error"]["kind"] == "usage" and flag in out["error"]["message"]
+
+
 @pytest.mark.slow
 def test_mutate_on_ray(capsys):
     pytest.importorskip("ray")
     code, out = run_json(capsys, "mutate", str(TTT), "--max-mutants", "4", "--ray", "local", "--budget", "3",
                          "--games", "10")
     assert code == 0 and out["reports"][0]["run"] == 4 and out["reports"][0]["error"] == 0
+
+
+def test_docs_site_gets_a_mutations_page(tmp_path, capsys):
+    import os
+    import subprocess
+    import sys
+    code, out = run_json(capsys, "mutate", "spec/examples/nim.rules", "--max-mutants", "8", "--budget", "2",
+                         "--games", "10", "--jobs", "1")
+    assert code == 0
+    rep = out["reports"][0]
+    assert rep["game"] == "nim" and rep["survivors"]  # the page below is checked against them
+    mut = tmp_path / "mutate.json"
+    mut.write_text(json.dumps(out), encoding="utf-8")
+    site = tmp_path / "site"
+    assert main(["docs", "spec/examples/nim.rules", "spec/examples/tictactoe.rules", "-o", str(site),
+                 "--mutations", str(mut)]) == 0
+    page = (site / "docs" / "nim" / "mutations.md").read_text(encoding="utf-8")
+    assert f"**Kill rate {100 * rep['kill_rate']:.0f}%**: {rep['killed']} killed, {rep['survived']} survived" in page
+    for s in rep["survivors"]:
+        assert f"#### Mutant {s['id']}: " in page
+        for rule in s["rules"]:
+            assert f"[@{rule}](rules.md#{rule})" in page  # linked to the rule on the game's rules page
+        line = s["at"].rsplit(":", 2)[1]
+        assert f"[line {line}](source.md#__codelineno-0-{line})" in page
+    assert "Stale results" not in page
+    assert "nim/mutations.md" in (site / "mkdocs.yml").read_text(encoding="utf-8")
+    assert not (site / "docs" / "tictactoe" / "mutations.md").exists()
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f",
+                            str(site / "mkdocs.yml"), "-d", str(tmp_path / "built")], capture_output=True,
+                           text=True, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert built.returncode == 0, built.stderr
+    html = (tmp_path / "built" / "nim" / "mutations.html").read_text(encoding="utf-8")
+    for s in rep["survivors"]:  # the links resolve: the anchors exist on the pages they point to
+        line = s["at"].rsplit(":", 2)[1]
+        assert f'id="__codelineno-0-{line}"' in (tmp_path / "built" / "nim" / "source.html").read_text(encoding="utf-8")
+        for rule in s["rules"]:
+            assert f'id="{rule}"' in (tmp_path / "built" / "nim" / "rules.html").read_text(encoding="utf-8")
+    assert "Kill rate" in html
+    capsys.readouterr()
+    # the spec changed since the run: said, and no links to lines that may have moved; a mutant a
+    # tool failed on is listed with its error
+    out["reports"][0]["spec_sha256"] = "0" * 64
+    out["reports"][0]["results"].append({**rep["results"][0], "id": 999, "status": "error",
+                                         "by": "the process died of signal 11 (SIGSEGV) without answering"})
+    mut.write_text(json.dumps(out), encoding="utf-8")
+    assert main(["docs", "spec/examples/nim.rules", "-o", str(tmp_path / "site2"), "--mutations", str(mut)]) == 0
+    page = (tmp_path / "site2" / "docs" / "nim" / "mutations.md").read_text(encoding="utf-8")
+    assert "Stale results" in page and "source.md#" not in page
+    assert "### Errors (1)" in page and "| 999 |" in page and "signal 11 (SIGSEGV)" in page
+    capsys.readouterr()
+    # not mutate's output; a report of a game no spec given declares
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"reports": [{"kind": "simulation"}]}', encoding="utf-8")
+    assert main(["docs", "spec/examples/nim.rules", "-o", str(tmp_path / "site3"), "--mutations", str(bad)]) == 1
+    assert "not the output of `rulebook mutate --json`" in capsys.readouterr().err
+    assert main(["docs", "spec/examples/tictactoe.rules", "-o", str(tmp_path / "site4"), "--mutations", str(mut)]) == 1
+    assert "the game 'nim', which none of the specs given declares" in capsys.readouterr().err
+
+
+def test_mutate_stops_verify_at_a_violation_the_original_does_not_have():
+    """A kill needs one new violation, never a proof: `enough` ends verify's budget there (the proofs
+    are not tried), and a violation the original has too does not end it."""
+    from verifier.frontend import check_text
+    from verifier.verify.run import Budget, verify
+    text = COUNTER.replace("outcome {", 'invariant bounded "a stays in range": a <= 9\n'
+                                        'invariant small "a stays small": a < 2\noutcome {')
+    program, diags = check_text(text, "counter.rules")
+    assert program is not None, diags
+    budget = Budget(games=50, timeout=5, proof=30, falsify=5)
+
+    def statuses(enough):
+        return {r.name: r.status for r in verify(program, {}, [2], budget, enough=enough).results}
+
+    full = statuses(None)
+    assert full["small"] == "violated" and full["bounded"] == "proved"
+    stopped = statuses(lambda found: bool(found - set()))
+    assert stopped["small"] == "violated" and stopped["bounded"] == "unknown"  # no proof tried after the kill
+    known = statuses(lambda found: bool(found - {"small"}))  # the original violates `small` too: go on
+    assert known["small"] == "violated" and known["bounded"] == "proved"
+
+
+def test_a_mutant_whose_process_dies_is_an_error_not_a_hang():
+    """Each mutant runs in a child of its own: a crash of native code (planted: the child sends
+    itself SIGSEGV, as libz3 did), an exception or a hang is that task's error; the others answer,
+    in order."""
+    import os
+    import signal
+    import time as clock
+    from verifier.diff.mutate import forked
+
+    def crash():
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    def hang():
+        clock.sleep(60)
+
+    def fail():
+        raise ValueError("planted")
+
+    tasks = [lambda: 1, crash, lambda: {"two": 2}, hang, fail, lambda: 3]
+    seen = []
+    got = forked(tasks, 2, seconds=3, done=seen.append)
+    assert got[0] == ("ok", 1) and got[2] == ("ok", {"two": 2}) and got[5] == ("ok", 3)
+    assert got[1][0] == "error" and "signal 11 (SIGSEGV)" in got[1][1]
+    assert got[3] == ("error", "took longer than 3 s: stopped")
+    assert got[4] == ("error", "ValueError: planted")
+    assert seen == [1, 2, 3, 4, 5, 6]

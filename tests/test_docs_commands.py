@@ -1,8 +1,8 @@
 """Every command block of README.md and docs/*.md runs, as a user would run it (issue 17, item 1).
 
 Each fenced `sh` block runs in bash, line by line (`set -e`), in a fresh copy of the
-repository whose `.venv` is this test's own environment; each `python` block runs with
-that environment's Python in the same kind of copy. A block passes when every command
+repository whose `.venv` is this test's own environment, importing the copy's code
+(PYTHONPATH); each `python` block runs with that environment's Python in the same kind of copy. A block passes when every command
 exits 0 — `verify`, which exits 4 when a proof is not found within its budget, may
 exit 4 too. Two adjustments, both said here:
 
@@ -95,7 +95,9 @@ def test_make_and_verify_lines_are_adjusted_as_documented():
 @pytest.mark.parametrize("language,body", blocks())
 def test_documented_commands_run(language, body, checkout):
     env = dict(os.environ, PATH=f"{checkout / '.venv' / 'bin'}:{os.environ.get('PATH', '')}")
-    env.pop("PYTHONPATH", None)
+    # the copy's code, whatever the environment's install points at (an editable install of
+    # another checkout: a git worktree shares its main tree's .venv)
+    env["PYTHONPATH"] = str(checkout)
     if language == "sh":
         argv = ["bash", "-c", script(body)]
     else:

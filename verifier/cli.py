@@ -122,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--simulation", action="append", default=[], metavar="FILE",
                    help="the output of `rulebook simulate ... --json` (repeatable): each game it measured gets a "
                         "Balance page (seat win rates, scores, lengths, rule usage, option effects, its plots)")
+    d.add_argument("--mutations", action="append", default=[], metavar="FILE",
+                   help="the output of `rulebook mutate ... --json` (repeatable): each game it measured gets a "
+                        "Mutations page (kill rate, mutants by kind, survivors with their rules, source diffs "
+                        "and the games where they play differently)")
     d.add_argument("--manual", metavar="DIR", default=None,
                    help="also put the hand-written pages of DIR (e.g. docs/) into the site")
     d.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the example game (default 1)")

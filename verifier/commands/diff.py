@@ -102,6 +102,9 @@ def add_parsers(sub, formatter) -> None:
                    help="at most M mutants, spread over the kinds of mutation (default 120)")
     m.add_argument("--budget", type=positive_seconds, default=10.0, metavar="S",
                    help="seconds of verify per mutant (default 10)")
+    m.add_argument("--diff-budget", type=positive_seconds, default=5.0, metavar="S",
+                   help="seconds of the diff that looks for a surviving mutant's witness (default 5); it "
+                        "explains a survivor and never decides a kill")
     m.add_argument("--games", type=whole_number(1), default=60, metavar="G",
                    help="lockstep games of the diff per surviving mutant (default 60)")
     m.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
@@ -142,7 +145,8 @@ def run_mutate(args, sources: Sources, out: Output) -> int:
         raise UsageError("--ray runs the mutants on a cluster: leave out --jobs", prog="rulebook mutate")
     program = load(args.spec, sources)
     config = Config(players=args.players, options=dict(args.option), jobs=args.jobs or os.cpu_count() or 1,
-                    ray=args.ray, max_mutants=args.max_mutants, budget=args.budget, games=args.games,
+                    ray=args.ray, max_mutants=args.max_mutants, budget=args.budget,
+                    diff_budget=args.diff_budget, games=args.games,
                     seed=args.seed)
     progress = None if out.as_json or not sys.stderr.isatty() else _live
     report = mutate(program, sources.texts.get(args.spec, ""), config, progress)

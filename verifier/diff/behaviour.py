@@ -26,12 +26,15 @@ from dataclasses import dataclass, field
 
 from ..engine.lib import RuleError, show_player
 from ..engine.runtime import CHANCE, SIMULTANEOUS, Game, GameState
+from ..ir.types import ArrayT, IntT, SetT
 from ..query.moves import decode, move_of
 from ..query.position import step_text
+from ..query.probe import Probe, index_value
 from . import structural as S
 
 AFTER_FIRST = 30  # games played after the first witness, looking for witnesses of other kinds
 TOUCHED_BIAS = 0.7  # chance that a touched move legal under both is played when one exists
+REPLACE_TRIES = 20  # shortening: replacements per step of the history, in a row without a gain, before it stops
 
 
 @dataclass
@@ -51,6 +54,7 @@ class Witness:
     move_name: str = ""  # the move's name in the old spec ("" for a chance outcome or none)
     move_old: object = None  # the move's action id(s) under each spec (successor and rule_error witnesses)
     move_new: object = None
+    found_steps: int | None = None  # the history's length as the search found it, before `shorten`
 
     @property
     def key(self) -> tuple:
@@ -63,6 +67,7 @@ class Witness:
         return {"kind": self.kind, "players": self.players, "summary": self.summary, "move": self.move,
                 "old": self.old_says, "new": self.new_says, "history": "; ".join(self.old_texts),
                 "new_history": "; ".join(self.new_texts), "steps": len(self.old_steps),
+                "found_steps": len(self.old_steps) if self.found_steps is None else self.found_steps,
                 "old_replay": replay(old_game, self.old_steps), "new_replay": replay(new_game, self.new_steps),
                 "responsible": self.responsible, "replayed": self.replayed}
 
@@ -200,8 +205,9 @@ class Lockstep:
         if check_after:
             differ = self.ctx.state_diff(self.old, self.new, self.renames)
             if differ:
-                shown = "; ".join(f"{v}: {a!r}" for v, a, _ in differ[:4])
-                shown_new = "; ".join(f"{v}: {b!r}" for v, _, b in differ[:4])
+                entries = self.ctx.show_differences(self.games, differ)
+                shown = "; ".join(f"{what}: {a}" for what, a, _ in entries[:4])
+                shown_new = "; ".join(f"{what}: {b}" for what, _, b in entries[:4])
                 names = ", ".join(v for v, _, _ in differ[:4])
                 return self.witness("successor", f"the same move leads to different states ({names})",
                                     shown, shown_new, MOVE_TEXT, before, variables=[v for v, _, _ in differ])
@@ -329,6 +335,48 @@ class Context:
     cold: int = 2  # moves the edit did not touch whose successors are compared at a position
     keys: dict = field(default_factory=lambda: {"old": {}, "new": {}})  # action id -> (move, values)
     shared: dict = field(default_factory=dict)  # (old state class, new state class) -> the variables compared
+    probes: dict = field(default_factory=dict)  # engine id -> Probe: values shown as the spec shows them
+
+    def show_differences(self, games: tuple, differ: list) -> list:
+        """(what, old text, new text) for each differing variable of `state_diff`, each side's value
+        shown by its own engine as `play` shows it (a set as its members, an enum by its display
+        name); an array by the entries that differ (`v[P2]`), when both sides index it alike."""
+        probes = []
+        for g in games:
+            probe = self.probes.get(id(g.engine))
+            if probe is None:
+                probe = self.probes[id(g.engine)] = Probe(g.engine)
+            probes.append(probe)
+        back = {v: k for k, v in self.structure.renames.items()}
+        out = []
+
+        def walk(what, to, tn, a, b):
+            if a == b:
+                return
+            if (isinstance(to, ArrayT) and isinstance(tn, ArrayT) and to.index == tn.index
+                    and isinstance(a, list) and isinstance(b, list) and len(a) == len(b)):
+                for i, (x, y) in enumerate(zip(a, b)):
+                    walk(f"{what}[{probes[0].show(to.index, index_value(to.index, i))}]", to.elem, tn.elem, x, y)
+                return
+            a_text, b_text = probes[0].show(to, a), probes[1].show(tn, b)
+            if isinstance(to, SetT) and to == tn and isinstance(a, int) and isinstance(b, int):
+                # a long set is hard to compare by eye: say which members one side has alone
+                lo = to.elem.lo if isinstance(to.elem, IntT) else 0
+                def alone(x, y):
+                    return ", ".join(probes[0].show(to.elem, lo + i) for i in range(x.bit_length())
+                                     if (x >> i) & 1 and not (y >> i) & 1)
+                a_text += f" (only here: {alone(a, b)})" if a & ~b else ""
+                b_text += f" (only here: {alone(b, a)})" if b & ~a else ""
+            out.append((what, a_text, b_text))
+
+        for name, a, b in differ:
+            to = games[0].engine.program.var_types[name]
+            tn = games[1].engine.program.var_types[back.get(name, name)]
+            try:
+                walk(name, to, tn, a, b)
+            except (IndexError, KeyError, TypeError, ValueError):  # a value its type cannot show: the raw value
+                out.append((name, repr(a), repr(b)))
+        return out
 
     def state_diff(self, old: GameState, new: GameState, renames: dict) -> list:
         """(variable, old value, new value) for each variable both specs declare that differs."""
@@ -600,3 +648,129 @@ def directed(old_games: dict, new_games: dict, ctx: Context, old_program, counts
                 if w is not None:
                     out.witnesses.append(w)
                     return
+
+
+# ------------------------------------------------------------------ shorter witnesses
+
+def replay(pair: Lockstep, steps: list, w: Witness) -> Witness | None:
+    """The old spec's `steps` (action ids) played under both specs, each matched by meaning, then
+    the witness's own move (for a witness at a position, nothing more): the first difference seen,
+    or None. A step that is not legal where it now falls is skipped (a candidate history is the
+    steps that fit: dropping one step of a turn drops what no longer follows from it); the
+    witness's move itself must fit.
+
+    The positions are compared as the search compares them (who acts, the legal moves, the chance
+    outcomes); the states after a step only after the witness's move (and after a secret joint
+    move, as play does), so that the witness the search found always replays here."""
+    for i, step in enumerate(steps + ([w.move_old] if w.move_old is not None else [])):
+        got = pair.compare_here()
+        if got is not None or pair.old.is_terminal():
+            return got
+        last = i == len(steps)  # the witness's move: the states after it are compared
+        other = _counterpart(pair, step)
+        if other is None:
+            if last:
+                return None
+            continue
+        got = pair.apply(step, other, check_after=last or isinstance(step, list))
+        if got is not None:
+            return got
+    return pair.compare_here() if w.move_old is None else None
+
+
+def _counterpart(pair: Lockstep, step):
+    """The new spec's step meaning the old spec's `step` here, or None when `step` is not legal here."""
+    who = pair.who(pair.old)
+    if who == CHANCE:
+        if isinstance(step, list) or step not in dict(pair.old.chance_outcomes()):
+            return None
+        return pair.outcomes(pair.new).get(pair.old.action_to_string(CHANCE, step))
+    if who == SIMULTANEOUS:
+        if not isinstance(step, list) or len(step) != pair.old.num_players():
+            return None
+        other = []
+        for p, a in enumerate(step):
+            if a not in pair.old.legal_actions(p):
+                return None
+            other.append(pair.legal(pair.new, p, "new").get(pair.key(pair.old, a, "old")))
+        return None if None in other else other
+    if isinstance(step, list) or step not in pair.old.legal_actions(who):
+        return None
+    return pair.legal(pair.new, who, "new").get(pair.key(pair.old, step, "old"))
+
+
+def shorten(w: Witness, old: Game, new: Game, ctx: Context, seconds: float, seed: int = 0) -> Witness:
+    """A shorter history showing the same difference (same kind, same move), within `seconds`.
+
+    First delta debugging: drop a chunk of steps and replay the rest under both specs (steps that
+    no longer fit are skipped); keep the drop when the difference still shows — perhaps earlier,
+    since the replay stops at the first difference. Chunks halve down to single steps. Dropping
+    alone cannot make a choice do more (the search's choices moved a count up by one where
+    another move would add three), so then, while time remains: one step replaced by another move legal where it
+    stands, the rest replayed, kept when the difference shows sooner; after each such gain the
+    drops are tried again. The result is a witness of the replay (texts written afresh);
+    `found_steps` keeps the length the search found."""
+    found = len(w.old_steps)
+    deadline = time.monotonic() + seconds
+    best = w
+
+    def attempt(candidate: list) -> Witness | None:
+        pair = Lockstep(old, new, ctx.structure.renames, ctx)
+        try:
+            got = replay(pair, candidate, w)
+        except (_BothBroke, RuleError, KeyError, ValueError):
+            return None
+        if got is None or got.key != w.key or len(got.old_steps) >= len(best.old_steps):
+            return None
+        return got
+
+    def drops() -> None:
+        nonlocal best
+        chunks = 2
+        while best.old_steps and time.monotonic() < deadline:
+            steps = best.old_steps
+            size = -(-len(steps) // chunks)  # ceil
+            for start in reversed(range(0, len(steps), size)):  # the end first: the steps before stay put
+                if time.monotonic() >= deadline:
+                    return
+                got = attempt(steps[:start] + steps[start + size:])
+                if got is not None:
+                    best = got
+                    chunks = max(chunks - 1, 2)
+                    break
+            else:
+                if size <= 1:
+                    return  # no single step can go: 1-minimal
+                chunks = min(len(steps), chunks * 2)
+
+    drops()
+    rng = random.Random(seed)
+    positions: list = []  # the old spec's state before each step of `best`, rebuilt when it changes
+    for_best = None
+    misses = 0  # replacements in a row that gained nothing: stop when each step has had its tries
+    while best.old_steps and time.monotonic() < deadline and misses < REPLACE_TRIES * len(best.old_steps):
+        if for_best is not best:
+            positions, state = [], old.new_initial_state()
+            for step in best.old_steps:
+                positions.append(state.clone())
+                state.apply_actions(step) if isinstance(step, list) else state.apply_action(step)
+            for_best = best
+        steps = best.old_steps
+        i = rng.randrange(len(steps))
+        state = positions[i]
+        who = Lockstep.who(state)
+        if who == CHANCE:
+            choices = [a for a, _ in state.chance_outcomes()]
+        elif who == SIMULTANEOUS:
+            choices = [[rng.choice(state.legal_actions(p)) for p in range(state.num_players())]]
+        else:
+            choices = state.legal_actions(who)
+        alt = rng.choice(choices)
+        got = attempt(steps[:i] + [alt] + steps[i + 1:]) if alt != steps[i] else None
+        misses = 0 if got is not None else misses + 1
+        if got is not None:
+            best = got
+            drops()
+    if best is not w:
+        best.found_steps = found
+    return best

@@ -18,6 +18,7 @@ Kill rate = killed / (mutants run - invalid - equivalent). Mutants run in forked
 from __future__ import annotations
 
 import difflib
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -37,6 +38,7 @@ class Config:
     ray: str | None = None
     max_mutants: int = 120
     budget: float = 10.0
+    diff_budget: float = 5.0  # seconds of the diff that explains a survivor (it never decides a kill)
     games: int = 60
     seed: int = 0
 
@@ -46,18 +48,31 @@ def baseline(program, n: int, options: dict, budget: float) -> set:
     return violated(program, n, options, budget)
 
 
-def violated(program, n: int, options: dict, budget: float) -> set:
+def violated(program, n: int, options: dict, budget: float, broken: set | None = None) -> set:
+    """The properties verify finds violated within `budget`; with `broken` (the original's), verify
+    stops at the first violation outside it: that kills the mutant, and the proofs it would spend
+    the rest of the budget on cannot change that (a kill means a violation found, never a proof)."""
     from ..verify.run import Budget, verify
     b = Budget(games=100, timeout=min(5.0, budget), proof=budget, falsify=budget / 3)
-    report = verify(program, options, [n], b, jobs=1)
+    enough = None if broken is None else (lambda found: bool(found - broken))
+    report = verify(program, options, [n], b, jobs=1, enough=enough)
     return {r.name for r in report.results if r.status == "violated"}
 
 
+def head(mutant: M.Mutant) -> dict:
+    return {"id": mutant.id, "operator": mutant.operator, "description": mutant.description,
+            "at": str(mutant.span), "rules": list(mutant.rules)}
+
+
 def judge(original, mutant: M.Mutant, text: str, n: int, options: dict, config: Config, broken: set) -> dict:
-    """One mutant's fate (a JSON-ready dict)."""
-    out = {"id": mutant.id, "operator": mutant.operator, "description": mutant.description,
-           "at": str(mutant.span), "rules": list(mutant.rules)}
+    """One mutant's fate (a JSON-ready dict), with the seconds it took."""
     t0 = time.perf_counter()
+    got = _judge(original, mutant, text, n, options, config, broken)
+    return {**got, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def _judge(original, mutant: M.Mutant, text: str, n: int, options: dict, config: Config, broken: set) -> dict:
+    out = head(mutant)
     try:
         program, diags = check_text(text, original.spec.path)
         if program is None:
@@ -72,20 +87,18 @@ def judge(original, mutant: M.Mutant, text: str, n: int, options: dict, config: 
         if failed:
             names = sorted({d.message.split("'")[1] for d in failed if "'" in d.message})
             return {**out, "status": "killed", "by": "example " + ", ".join(names)}
-        new = violated(program, n, options, config.budget) - broken
+        new = violated(program, n, options, config.budget, broken) - broken
         if new:
             return {**out, "status": "killed", "by": "verify: " + ", ".join(sorted(new)) + " violated"}
         return {**out, **survivor(original, program, n, options, config)}
     except Exception as exc:  # a mutant that crashes a tool is the tool's bug, reported, not hidden
         return {**out, "status": "error", "by": f"{type(exc).__name__}: {exc}"}
-    finally:
-        out["seconds"] = round(time.perf_counter() - t0, 3)
 
 
 def survivor(original, program, n: int, options: dict, config: Config) -> dict:
     from .run import Settings, diff_programs
     settings = Settings(players=[n], old_options=options, new_options=options, games=config.games,
-                        seconds=max(5.0, config.budget), seed=config.seed, witnesses=1, verify_budget=0)
+                        seconds=config.diff_budget, seed=config.seed, witnesses=1, verify_budget=0)
     d = diff_programs(original, program, settings, {})
     if d.verdict == "same":
         return {"status": "equivalent", "by": d.sentence}
@@ -111,13 +124,99 @@ CATCH = {
 
 
 # ------------------------------------------------------------------ running them all
+#
+# Each mutant is judged in a child forked for it alone, from a parent that never runs Z3: the
+# original's verify runs in a child too. Z3 keeps a pool of timer threads; a process forked
+# after Z3 has run inherits that pool's bookkeeping but not its threads, and a multiprocessing
+# pool forked after the original's verify lost a worker to a segmentation fault in libz3 (a seed
+# spec, 2 jobs; notes/issue14.md): the pool replaced the worker, the mutant's result never came and the run waited
+# forever. One child per mutant also turns any crash of native code into that mutant's `error`
+# (the signal said), and a child past its time is killed, never awaited without end.
 
-_JOB: tuple = ()  # what a forked worker inherits: (original, mutants by id, texts, n, options, config, broken)
+_JOB: tuple = ()  # what a forked child inherits: (original, mutants by id, texts, n, options, config, broken)
 
 
 def _work(k: int) -> dict:
     original, by_id, texts, n, options, config, broken = _JOB
     return judge(original, by_id[k], texts[k], n, options, config, broken)
+
+
+def forked(tasks: list, jobs: int, seconds: float, done=None) -> list:
+    """Each `fn()` of `tasks` run in a child forked for it, at most `jobs` at once; the answers in
+    the order of `tasks`, each `("ok", value)` or `("error", why)`: an exception, a child that died
+    without answering (the signal named), or one killed past `seconds`. `done(count)` after each."""
+    import os
+    import pickle
+    import select
+    import signal
+    answers: dict = {}
+    queue = list(enumerate(tasks))
+    running: dict = {}  # read end -> (pid, index, chunks, deadline)
+    try:
+        while queue or running:
+            while queue and len(running) < max(1, jobs):
+                i, fn = queue.pop(0)
+                read_end, write_end = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the child: answer, then leave without the parent's clean-up
+                    import faulthandler
+                    faulthandler.disable()  # a crash here is reported by the parent, as this task's error
+                    os.close(read_end)
+                    try:
+                        data = pickle.dumps(("ok", fn()))
+                    except BaseException as exc:  # noqa: BLE001 - everything goes back as the task's error
+                        data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+                    with os.fdopen(write_end, "wb") as out:
+                        out.write(data)
+                    os._exit(0)
+                os.close(write_end)
+                running[read_end] = (pid, i, [], time.monotonic() + seconds)
+            soonest = min(d for _, _, _, d in running.values())
+            ready, _, _ = select.select(list(running), [], [], max(0.0, soonest - time.monotonic()))
+            for fd in list(running):
+                pid, i, chunks, deadline = running[fd]
+                late = False
+                if fd in ready:
+                    chunk = os.read(fd, 1 << 16)
+                    if chunk:
+                        chunks.append(chunk)
+                        continue
+                elif time.monotonic() < deadline:
+                    continue
+                else:
+                    os.kill(pid, signal.SIGKILL)
+                    late = True
+                del running[fd]
+                os.close(fd)
+                _, status = os.waitpid(pid, 0)
+                try:
+                    answers[i] = pickle.loads(b"".join(chunks))
+                except Exception:  # nothing (or half an answer) came back: say why the child ended
+                    if late:
+                        why = f"took longer than {seconds:.0f} s: stopped"
+                    elif os.WIFSIGNALED(status):
+                        sig = os.WTERMSIG(status)
+                        why = f"the process died of signal {sig} ({signal.Signals(sig).name}) without answering"
+                    else:
+                        why = f"the process ended (status {os.WEXITSTATUS(status)}) without answering"
+                    answers[i] = ("error", why)
+                if done:
+                    done(len(answers))
+    finally:
+        for fd, (pid, _, _, _) in running.items():  # interrupted: no child outlives the run
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(fd)
+    return [answers[i] for i in range(len(tasks))]
+
+
+def per_mutant_seconds(config: Config) -> float:
+    """How long one child may take before it is stopped: several times what its stages are given
+    (verify's budget, the diff's), so that only a hang is stopped, not a slow machine. Every stage
+    runs to a wall-clock budget, so load stretches them little: the slowest of 360 mutants of
+    the seed specs took 31 s at load 3-4 with budgets of 10 + 10 s, while one whose flow loops
+    forever without a decision (`while not x` -> `while x`) never ends."""
+    return 5 * (config.budget + config.diff_budget) + 60
 
 
 def mutate(program, text: str, config: Config, progress=None) -> dict:
@@ -134,11 +233,19 @@ def mutate(program, text: str, config: Config, progress=None) -> dict:
                                                   n=1, lineterm="")) for m in chosen}
     if progress:
         progress(f"verifying the original ({n} players)")
-    broken = baseline(program, n, options, config.budget)
+    if config.ray:
+        broken = baseline(program, n, options, config.budget)
+    else:  # in a child, like the mutants: this process runs no Z3 before it forks them
+        [(kind, broken)] = forked([lambda: baseline(program, n, options, config.budget)], 1,
+                                  per_mutant_seconds(config))
+        if kind != "ok":
+            raise RuntimeError(f"verifying the original failed: {broken}")
     results = run_all(program, chosen, texts, n, options, config, broken, progress)
     for r in results:
         r["diff"] = diffs[r["id"]]
-    return summary(program, generated, results, n, options, config, broken, time.perf_counter() - t0)
+    rep = summary(program, generated, results, n, options, config, broken, time.perf_counter() - t0)
+    # what the docs site needs to put the report on the game's page, and to tell when it is stale
+    return {**rep, "game": program.name, "spec_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
 
 
 def run_all(program, chosen, texts, n, options, config, broken, progress) -> list:
@@ -149,22 +256,10 @@ def run_all(program, chosen, texts, n, options, config, broken, progress) -> lis
         return _on_ray(program, chosen, texts, n, options, config, broken, progress)
     _JOB = (program, by_id, texts, n, options, config, broken)
     try:
-        if config.jobs <= 1 or len(ids) <= 1:
-            out = []
-            for i, k in enumerate(ids, 1):
-                if progress:
-                    progress(f"mutant {i}/{len(ids)}")
-                out.append(_work(k))
-            return out
-        import multiprocessing
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(config.jobs) as pool:
-            out = []
-            for i, r in enumerate(pool.imap(_work, ids), 1):
-                if progress:
-                    progress(f"mutant {i}/{len(ids)}")
-                out.append(r)
-            return out
+        done = (lambda count: progress(f"mutant {count}/{len(ids)}")) if progress else None
+        answers = forked([lambda k=k: _work(k) for k in ids], config.jobs, per_mutant_seconds(config), done)
+        return [value if kind == "ok" else {**head(by_id[k]), "status": "error", "by": value}
+                for k, (kind, value) in zip(ids, answers)]
     finally:
         _JOB = ()
 
@@ -220,7 +315,7 @@ def summary(program, generated, results, n, options, config, broken, seconds) ->
     return {"kind": "mutate", "spec": program.spec.path, "players": n, "options": options,
             "generated": len(generated), "run": len(results), **count,
             "kill_rate": round(count["killed"] / judged, 4) if judged else None,
-            "original_violates": sorted(broken), "verify_budget": config.budget, "seconds": round(seconds, 3),
+            "original_violates": sorted(broken), "verify_budget": config.budget, "diff_budget": config.diff_budget, "seconds": round(seconds, 3),
             "jobs": config.jobs, "ray": config.ray, "by_operator": by_op,
             "survivors": [r for r in results if r["status"] == "survived"],
             "results": [{k: v for k, v in r.items() if k != "diff"} for r in results]}

@@ -52,7 +52,8 @@ def format_diff(d: Diff) -> str:
 
 def witness_lines(i: int, w, d: Diff) -> list:
     out = [f"  witness {i}: {w.summary}  [{w.players} players]",
-           f"    position: {'the start of the game' if not w.old_texts else f'after {len(w.old_texts)} step' + ('s' if len(w.old_texts) != 1 else '')}"]
+           f"    position: {'the start of the game' if not w.old_texts else f'after {len(w.old_texts)} step' + ('s' if len(w.old_texts) != 1 else '')}"
+           + (f" (shortened from {w.found_steps})" if w.found_steps is not None else "")]
     if w.move:
         out.append(f"    move:     {w.move}")
     out += [f"    OLD says: {w.old_says}", f"    NEW says: {w.new_says}"]

@@ -3,9 +3,10 @@
 - **Structure** (`structural.py`): items added, removed, changed, renamed, reordered.
 - **Behaviour**: when the two specs' behavioural cores are equal (modulo renames and order) and
   the options agree, the engines play identically: `no behavioural difference (proved)`.
-  Otherwise lockstep games (`behaviour.py`) look for a witness; each witness found is replayed
-  through fresh engines of both specs — its steps by action id and by their text, as
-  `rulebook query --history` reads them — and the difference must show again.
+  Otherwise lockstep games (`behaviour.py`) look for a witness; each witness found is shortened
+  (`behaviour.shorten`, a tenth of the budget) and replayed through fresh engines of both specs
+  — its steps by action id and by their text, as `rulebook query --history` reads them — and
+  the difference must show again.
 - **Verification**: `verify` on both specs with a small budget per player count, and the
   properties whose status differs, through verify's cache (`verify/cache.py`: a side whose
   slice is unchanged since an earlier run costs nothing; the report says how many results were
@@ -25,6 +26,8 @@ from . import structural as S
 from .equivalence import Proof, prove_same
 
 PROOF_SHARE = 0.25  # of --budget, for Z3's proof that the two specs are one game
+SHORTEN_SHARE = 0.1  # of --budget, for shortening the witnesses found (at least SHORTEN_MIN seconds)
+SHORTEN_MIN = 2.0
 
 
 @dataclass
@@ -149,13 +152,22 @@ def diff_programs(old, new, settings: Settings, texts: dict, progress=None) -> D
                         settings.seed, counts, old_games, new_games, settings.witnesses)
     if not d.search.witnesses:
         left = seconds - d.search.seconds
-        if left < 10:  # the directed phase gets at least a share of its own
-            left = max(10.0, settings.seconds / 3)
+        if left < 10:  # the directed phase gets at least a share of its own (not more than the budget)
+            left = max(min(10.0, settings.seconds), settings.seconds / 3)
         t0 = time.monotonic()
         B.directed(old_games, new_games, ctx, old, counts, left, settings.seed, settings.depth, d.search)
         d.search.seconds += time.monotonic() - t0
-    for w in d.search.witnesses:
-        w.replayed = confirm(w, old_games[w.players], new_games[w.players], ctx)
+    if d.search.witnesses and progress:
+        progress("shortening the witnesses")
+    deadline = time.monotonic() + max(SHORTEN_MIN, SHORTEN_SHARE * settings.seconds)
+    for i, w in enumerate(d.search.witnesses):
+        share = (deadline - time.monotonic()) / (len(d.search.witnesses) - i)  # what one left unused, the next gets
+        short = B.shorten(w, old_games[w.players], new_games[w.players], ctx, share)
+        if short is not w and confirm(short, old_games[w.players], new_games[w.players], ctx):
+            short.replayed = True
+            d.search.witnesses[i] = short
+        else:  # not shorter, or (never seen) a shorter one that does not replay: the witness as found
+            w.replayed = confirm(w, old_games[w.players], new_games[w.players], ctx)
     d.method = "play"
     if d.search.witnesses:
         d.verdict = "differs"

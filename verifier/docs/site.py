@@ -215,6 +215,12 @@ def run(args, sources, out) -> int:
     results, meta = verify_results(args.verify_json)
     from .balance import balance_page, read_simulations
     simulations = read_simulations(getattr(args, "simulation", None) or [])
+    from .mutations import mutations_page, read_mutations
+    mutations = read_mutations(getattr(args, "mutations", None) or [])
+    unknown = sorted(set(mutations) - set(names))
+    if unknown:  # a report with nowhere to go: a wrong file or a spec left out, not to be dropped silently
+        raise UserError(f"--mutations: a `rulebook mutate` report of the game {unknown[0]!r}, which none of the "
+                        f"specs given declares (games: {', '.join(names)})")
     site = Site(args.output)
     site.prepare()
     games = []
@@ -227,6 +233,12 @@ def run(args, sources, out) -> int:
             site.write(f"{program.name}/balance.md",
                        balance_page(program.title, program.name, simulations[program.name], site))
             nav.append(("Balance", f"{program.name}/balance.md"))
+        if program.name in mutations:  # a Mutations page from `rulebook mutate --json` output
+            from ..ir import nodes as N
+            known = {rule.id for section in program.spec.of_kind(N.RulesDecl) for rule in section.rules}
+            site.write(f"{program.name}/mutations.md",
+                       mutations_page(program.title, mutations[program.name], sources.texts[path], known))
+            nav.append(("Mutations", f"{program.name}/mutations.md"))
         site.nav.append((program.title, nav))
         games.append(pages.summary())
     manual_nav = copy_manual(site, args.manual) if args.manual else []

@@ -194,14 +194,18 @@ DEEPER_SHARE = 0.7  # bounded model checking and k-induction, before termination
 
 
 def verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress=None,
-                   only: set | None = None, started: float | None = None) -> tuple[list, list, dict]:
+                   only: set | None = None, started: float | None = None, enough=None) -> tuple[list, list, dict]:
     """The results of one player count within `budget.proof` seconds (every stage included).
 
     Cheap searches first (random play; exhaustive search where the game is small, short directed
     searches), then proofs (`invariants.py`, the run-time checks, deadlocks), then a longer
     directed search and bounded model checking for what is still open, then termination and
     the score bounds. A proof that rests on `well_formed` says so (`rests_on`), and asking for
-    one property settles what it rests on."""
+    one property settles what it rests on.
+
+    `enough(violated names)`: when it says True, the budget ends there (every later stage finds
+    no time left): a caller that needs only some violation (`mutate`: one the original does not
+    have) does not wait for the proofs."""
     game = Game(engine, n, given)
     values = dict(game.option_values)
     # `started`: when the budget began (the engine's compilation counts against the first counts)
@@ -225,11 +229,14 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     found_by: dict[str, tuple[str, float]] = {}  # property -> (method, seconds)
 
     def take(findings, method, seconds=None):
+        nonlocal deadline
         for f in findings:
             key = KEY_OF_KIND.get(f.kind, "") or (f.name if f.kind == explore.INVARIANT else None)
             if key and key not in violated:
                 violated[key] = f
                 found_by[key] = (method, f.seconds if f.seconds is not None else seconds)
+        if enough is not None and violated and enough(set(violated)):
+            deadline = time.perf_counter()
 
     # 1. cheap searches: random play, then a short directed search (exhaustive on small games)
     if budget.games > 0:
@@ -452,10 +459,14 @@ def _monotonic(perf_deadline: float | None) -> float | None:
 
 
 def verify(program: Program, given: dict, players: list[int] | None = None, budget: Budget | None = None,
-           progress=None, only: set | None = None, jobs: int = 1, cache=None) -> Report:
+           progress=None, only: set | None = None, jobs: int = 1, cache=None, enough=None) -> Report:
     """Every player count's results; with `jobs` > 1, the counts run side by side in that many
     worker processes (each with the whole budget of its count), reported in count order. With
-    a `cache.Cache`, a count whose slice of the spec is unchanged is not run again."""
+    a `cache.Cache`, a count whose slice of the spec is unchanged is not run again. `enough`
+    (see `verify_players`; one process, no cache: its results are partial) ends a count's
+    budget at the violations it wants."""
+    if enough is not None and (cache is not None or jobs > 1):
+        raise ValueError("verify: `enough` stops one count's run early; it takes no cache and no workers")
     started = time.perf_counter()
     engine = Engine(program)
     budget = budget or Budget()
@@ -477,7 +488,8 @@ def verify(program: Program, given: dict, players: list[int] | None = None, budg
         outs.update(zip(todo, _in_workers(program, engine, todo, given, budget, progress, only, jobs, started)))
     else:
         for i, n in enumerate(todo):
-            outs[n] = verify_players(program, engine, n, given, budget, progress, only, started if i == 0 else None)
+            outs[n] = verify_players(program, engine, n, given, budget, progress, only, started if i == 0 else None,
+                                     enough)
     if cache is not None:
         for n in todo:
             cache.put(keys[n], *outs[n])
