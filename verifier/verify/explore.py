@@ -71,8 +71,8 @@ _SEQUENCES = frozenset((list, tuple))  # stored lists and built-ins' tuples are 
 
 
 def _freeze(value):
-    # exact types first (the searches freeze every state they meet: this is half of Wasabi!'s
-    # beam search time with generator expressions), any subclass the slow way
+    # exact types first (the searches freeze every state they meet: with generator expressions
+    # this was half of the largest seed game's beam search), any subclass the slow way
     t = type(value)
     if t in _ATOMS:
         return value
