@@ -7,25 +7,17 @@ differences, and the SVG plots the run wrote (`--plots`), copied into the site.
 """
 from __future__ import annotations
 
-import json
 import os
 
 from ..commands.common import UserError
-from .site import md_escape, rule_link
+from .site import json_reports, md_escape, rule_link
 
 
 def read_simulations(paths: list[str]) -> dict[str, list]:
     """Game name -> its simulation and comparison reports, in the order given."""
     by_game: dict[str, list] = {}
     for path in paths:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except OSError as exc:
-            raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise UserError(f"{path} is not JSON: {exc}") from None
-        reports = data.get("reports") if isinstance(data, dict) else None
+        reports = json_reports(path)
         if not isinstance(reports, list) or not all(isinstance(r, dict) and r.get("kind") in
                                                     ("simulation", "comparison") for r in reports):
             raise UserError(f"{path} is not the output of `rulebook simulate --json`")

@@ -7,24 +7,16 @@ would catch it) and what killed the others. A report of a spec that changed sinc
 """
 from __future__ import annotations
 
-import json
 
 from ..commands.common import UserError
-from .site import md_escape, rule_link, spec_digest
+from .site import json_reports, md_escape, rule_link, spec_digest
 
 
 def read_mutations(paths: list[str]) -> dict[str, list]:
     """Game name -> its mutate reports, in the order given."""
     by_game: dict[str, list] = {}
     for path in paths:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except OSError as exc:
-            raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise UserError(f"{path} is not JSON: {exc}") from None
-        reports = data.get("reports") if isinstance(data, dict) else None
+        reports = json_reports(path)
         if not isinstance(reports, list) or not reports or not all(
                 isinstance(r, dict) and r.get("kind") == "mutate" and isinstance(r.get("game"), str)
                 for r in reports):

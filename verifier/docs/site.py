@@ -43,6 +43,19 @@ def rule_link(rule_id: str, page: str = "rules.md") -> str:
     return f"[@{rule_id}]({page}#{rule_id})"
 
 
+def json_reports(path: str):
+    """The `reports` of a command's `--json` output file (None if it has none); unreadable or
+    not JSON: a UserError naming the file."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UserError(f"{path} is not JSON: {exc}") from None
+    return data.get("reports") if isinstance(data, dict) else None
+
+
 def spec_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
