@@ -7,7 +7,6 @@ would catch it) and what killed the others. A report of a spec that changed sinc
 """
 from __future__ import annotations
 
-
 from ..commands.common import UserError
 from .site import json_reports, md_escape, rule_link, spec_digest
 

@@ -589,7 +589,7 @@ class Prover:
     def _obligations(self) -> Verdict:
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
-        pool = _Pool(assume)
+        pool = None  # the assumptions split for slicing, once a check needs it
         failures, unknowns, count = [], [], 0
         self.failed_checks = []
         for d in self.decisions():
@@ -622,6 +622,7 @@ class Prover:
                     # with it — most need only a few (a position within a constant sequence),
                     # while the whole query carries every lemma, which a lemma about a large
                     # board makes slow — then what is left over the whole query
+                    pool = pool or _Pool(assume)
                     part = {k: c for k, c in part.items() if not self._sliced_holds(pool, d, alt, c, legality)}
                     self._houdini(sol, part, failing, d, alt, deadline)
                 for k, (kind, *_rest) in failing.items():
