@@ -285,6 +285,75 @@ def test_values_outside_their_domains_are_rule_errors_with_locations():
         assert failed[name].span.line > 0  # points into the spec
 
 
+LISTS = """
+game lists "Lists"
+players 1
+type Bowl = 1..8
+option start: 0..6 = 3 because "where the count starts"
+var points: array[Bowl] of 0..9 = 0
+var nxt: array[Bowl] of Bowl = 1
+var open: set of Bowl = {1, 2, 3}
+flow {
+  for b in (if start == 6 then [4, 5] else [start - 2]) { points[b] = 1 }
+  for b in Bowl { nxt[b] = ring_next(b, open) }
+}
+outcome { score p: points[1] }
+"""
+
+
+@pytest.mark.parametrize("start, points, error", [
+    (3, [1, 0, 0, 0, 0, 0, 0, 0], None),
+    (6, [0, 0, 0, 1, 1, 0, 0, 0], None),
+    (2, None, "lists.rules:10:66: value 0 is outside 1..8"),
+])
+def test_a_list_in_an_if_is_typed_branch_by_branch_and_its_items_are_checked(start, points, error):
+    # The else branch's `[start - 2]` was once typed as the then branch's list of 4..5: its items
+    # went unchecked, bowl 0 wrote to bowl 8 (a negative index) and bowl 1 was taken for 4..5.
+    # `b`, reused by the second loop, is typed -2..8 there: ring_next goes round the open set's
+    # domain (Bowl), not b's.
+    g = Game(engine_from_text(LISTS, "lists.rules"), 1, {"start": start})
+    if error is not None:
+        with pytest.raises(RuleError, match=error):
+            g.new_initial_state()
+        return
+    s = g.new_initial_state().s
+    assert s.V_points == points
+    assert s.V_nxt == [2, 3, 1, 1, 1, 1, 1, 1]  # round the open bowls 1, 2, 3
+
+
+ENDLESS = """
+game endless "Endless"
+players 1
+option stuck: bool = false because "the edit that never ends"
+var n: 0..3 = 0
+flow {
+  choose 0 { move go() "goes" { n = 1 } }
+  while n < 3 {
+    while not stuck and n < 3 { choose 0 { move go() "goes" { n += 1 } } }
+    while stuck and n == 1 { n = 1 }
+    n = 3
+  }
+}
+outcome { score p: n }
+"""
+
+
+def test_a_flow_that_never_reaches_a_decision_is_a_rule_error():
+    # `while not stuck` -> `while stuck`-like edits: the flow goes round and round without a
+    # decision point (once across segments, once inside one). Either is a rule error, not a hang.
+    with pytest.raises(RuleError, match=r"endless.rules:10:5: this loop ran a million times"):
+        state = Game(engine_from_text(ENDLESS, "endless.rules"), 1, {"stuck": True}).new_initial_state()
+        state.apply_action(state.legal_actions()[0])
+    across = ENDLESS.replace("while stuck and n == 1 { n = 1 }", "").replace("n = 3\n", "")
+    with pytest.raises(RuleError, match="the flow ran a million steps without reaching a decision"):
+        state = Game(engine_from_text(across, "endless.rules"), 1, {"stuck": True}).new_initial_state()
+        state.apply_action(state.legal_actions()[0])
+    state = Game(engine_from_text(ENDLESS, "endless.rules"), 1).new_initial_state()
+    while not state.is_terminal():  # unstuck, the same flow plays to its end
+        state.apply_action(state.legal_actions()[0])
+    assert state.s.V_n == 3
+
+
 # ---------------------------------------------------------------- loop measures (decreases)
 
 MEASURED = """

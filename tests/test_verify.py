@@ -173,6 +173,36 @@ def test_bounded_model_checking_finds_a_violation_play_did_not():
     assert len(r.trace["history"]) == 2  # the shortest: set 3 (y = 6), then anything
 
 
+LIST_ITEMS = HEAD + '''
+type Bowl = 1..8
+var start: 0..6 = 3
+var points: array[Bowl] of 0..9 = 0
+var nxt: array[Bowl] of Bowl = 1
+var open: set of Bowl = {1, 2, 3}
+flow {
+  choose turn {
+    move keep() "keeps the count"
+    move lower() "lowers the count" { start = 2 }
+  }
+  for b in (if start == 6 then [4, 5] else [start - 2]) { points[b] = 1 }
+  for b in Bowl { nxt[b] = ring_next(b, open) }
+}
+outcome { score p: points[1] }
+'''
+
+
+def test_the_solver_checks_a_list_items_range_and_a_ring_position():
+    # The solver alone (no games) finds the bowl 0 that `lower` makes: an item of a list typed
+    # against the other branch's element type, then an index, is checked in Z3 as in the engine.
+    res, _ = run(LIST_ITEMS, players=[2], games=0, budget={"spacer": False})
+    r = res["well_formed"]
+    assert r.status == "violated", r.status
+    assert r.method == "bounded" and r.trace["history"] == [] and r.trace["failing_step"] == 1  # lower
+    # Without the edit the same lists and ring are well formed: the new obligations raise no false alarm.
+    res, _ = run(LIST_ITEMS.replace("{ start = 2 }", ""), players=[2], games=0, budget={"spacer": False})
+    assert res["well_formed"].status == "proved"
+
+
 DEADLOCK = HEAD + '''
 flow {
   while true decreases 20 - moves {

@@ -302,7 +302,8 @@ class CodeGen(StaticGen, MoveGen):
             g = types[0]
             fields = {"rows": g.rows, "cols": g.cols}
         if f in ("ring_next", "ring_prev"):
-            t = types[0]
+            t = types[1].elem  # the ring is the open set's domain (see builtins._ring)
+            args[0] = self.within(e.args[0], args[0], t)
             fields = {"lo": _lo(t), "size": t.size(self.p.max_players) if not isinstance(t, PlayerT) else "s.n"}
         return PY_BUILTINS[f].format(*args, **fields)
 
@@ -425,7 +426,13 @@ class CodeGen(StaticGen, MoveGen):
         raise NotImplementedError(k)
 
     def x_SeqLit(self, e):
-        return "[" + ", ".join(self.expr(i) for i in e.items) + "]"
+        # An item is typed against the list's element type (which may come from the other
+        # branch of an `if`), not always within it: the item is checked, as a set's member is.
+        t = self.T(e)
+        elem = t.elem if isinstance(t, (SeqT, ArrayT)) else None
+        if elem is None:
+            return "[" + ", ".join(self.expr(i) for i in e.items) + "]"
+        return "[" + ", ".join(self.within(i, self.expr(i), elem) for i in e.items) + "]"
 
     def x_SetLit(self, e):
         t = self.T(e)
@@ -625,9 +632,13 @@ class CodeGen(StaticGen, MoveGen):
             self.locals_stack.pop()
 
     def s_While(self, st, out, ind):
-        if st.decreases is None:
-            out(ind, f"while {self.expr(st.cond)}:")
+        if st.decreases is None:  # bounded, so that a loop that never ends is a rule error
+            out(ind, "for _ in L.FLOW_STEPS:")
+            out(ind + 1, f"if not ({self.expr(st.cond)}):")
+            out(ind + 2, "break")
             self.block(st.body.stmts, out, ind + 1)
+            out(ind, "else:")
+            out(ind + 1, f"L.loop_without_end({self.where(st)})")
             return
         if self.in_flow_code:
             prev = f"s.M_{self.measure_keys[id(st)]}"

@@ -380,9 +380,14 @@ class MoveGen:
             out(2, f"_apply_m{mi.index}(s, _P{args})")
         out(1, "else:")
         out(2, "raise L.IllegalMove(a, [('not_now', 'not a move at this point of the game', ())])")
+        if cont < 0:  # the move ends the game
+            return
         out(1, f"seg = {cont}")
-        out(1, "while seg >= 0:")
+        out(1, "for _ in L.FLOW_STEPS:")  # a bounded `while seg >= 0` (see lib.FLOW_STEPS)
         out(2, "seg = SEGMENTS[seg](s)")
+        out(2, "if seg < 0:")
+        out(3, "return")
+        out(1, "L.flow_without_decision()")
 
     def gen_decode(self, out, mi) -> None:
         params = mi.move.params

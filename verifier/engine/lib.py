@@ -20,6 +20,18 @@ class RuleError(Exception):
 
 MISSING = object()  # "not in the memo" (None can be a memoised value)
 
+# A flow that runs this many segments without reaching a decision point loops forever (a rule
+# edit such as `while not over` -> `while over` does it): a rule error, not a hung engine.
+FLOW_STEPS = range(1_000_000)
+
+
+def flow_without_decision():
+    raise RuleError("the flow ran a million steps without reaching a decision point")
+
+
+def loop_without_end(where: str):
+    raise RuleError("this loop ran a million times without its condition becoming false", where)
+
 
 class IllegalMove(ValueError):
     """An action whose move is not legal now; carries the broken requirements."""

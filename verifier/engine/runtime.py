@@ -16,13 +16,13 @@ from fractions import Fraction
 from ..diagnostics import SpecError, Span, error
 from ..frontend.typecheck import Program
 from .codegen import generate
-from .lib import RuleError, show_player
+from .lib import FLOW_STEPS, RuleError, flow_without_decision, show_player
 
 CHANCE = -1
 SIMULTANEOUS = -2
 INVALID = -3
 TERMINAL = -4
-MAX_SEGMENT_STEPS = 1_000_000
+MAX_SEGMENT_STEPS = len(FLOW_STEPS)
 
 
 def load_module(source: str, name: str) -> types.ModuleType:
@@ -167,7 +167,7 @@ class GameState:
                 seg = segments[seg](s)
                 steps += 1
                 if steps > MAX_SEGMENT_STEPS:
-                    raise RuleError("the flow ran a million steps without reaching a decision point")
+                    flow_without_decision()
         except RuleError:
             raise
         except Exception as exc:  # a Python error inside generated code is a rule error

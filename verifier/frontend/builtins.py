@@ -103,10 +103,14 @@ def _prefix(ts, n):
 
 
 def _ring(ts, n):
+    # The ring is the open set's domain, not x's: x may be typed wider (a flow variable reused
+    # over another range), and the set's bits count from its own domain's first value.
     t, s = ts
-    _need(t.is_domain, f"expected an item of a finite domain, got {t}")
     _need(isinstance(s, SetT), f"the second argument is the set of open positions, got {s}")
-    return t
+    _need(s.elem.is_domain, f"the open positions are values of a finite domain, got {s}")
+    _need(t == s.elem or (is_int_like(t) and is_int_like(s.elem)),
+          f"the first argument is a position of the ring ({s.elem}), got {t}")
+    return s.elem
 
 
 def _setop(ts, n):

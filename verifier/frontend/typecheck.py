@@ -1345,11 +1345,18 @@ class TypeChecker(DocsChecks):
     def expr_IfExpr(self, e, expected):
         self.expect_bool(e.cond)
         a = self.infer(e.then, expected)
-        b = self.infer(e.orelse, expected or a)
+        hint = expected or a
+        if expected is None and isinstance(a, SeqT) and not _is_empty_literal(e.orelse):
+            hint = None  # typed on its own and joined: `[4, 5]` must not make `[round - 2]` a list of 4..5
+        b = self.infer(e.orelse, hint)
         if a is None or b is None:
             return a or b
         if a == b:
             return a
+        if isinstance(a, SeqT) and isinstance(b, SeqT) and is_int_like(a.elem) and is_int_like(b.elem):
+            (alo, ahi), (blo, bhi) = int_bounds(a.elem, self.max_players), int_bounds(b.elem, self.max_players)
+            elem = a.elem if (blo, bhi) == (alo, ahi) else IntT(min(alo, blo), max(ahi, bhi))
+            return SeqT(elem, max(a.cap, b.cap))
         if is_int_like(a) and is_int_like(b):  # e.g. a player, or -1 for nobody
             (alo, ahi), (blo, bhi) = int_bounds(a, self.max_players), int_bounds(b, self.max_players)
             return IntT(min(alo, blo), max(ahi, bhi))
@@ -1485,6 +1492,11 @@ def contains_text(t: Type) -> bool:
     while isinstance(t, (ArrayT, SeqT)):
         t = t.elem
     return isinstance(t, StrT)
+
+
+def _is_empty_literal(e) -> bool:
+    """`[]` or `{}`: a literal whose type only its context gives."""
+    return isinstance(e, (N.SeqLit, N.SetLit)) and not e.items
 
 
 def join_all(types: list[Type]) -> Type | None:

@@ -1215,6 +1215,9 @@ class Encoder:
     def e_SeqLit(self, e):
         t = self.T(e)
         items = [self.expr(i) for i in e.items]
+        if isinstance(t, (SeqT, ArrayT)):  # an item need not fit the element type it was typed against
+            for item, value in zip(e.items, items):
+                self.require_fits(value, self.T(item), t.elem, item, f"the item is a value of {t.elem}")
         if isinstance(t, ArrayT):  # one item per index
             size = dom_size(t.index, self.n)
             if len(items) != size:
@@ -1557,7 +1560,8 @@ class Encoder:
     def _ring(self, e, args, types, step: int):
         """The engine's ring_next: from x's position, the next open one going round (x itself last)."""
         x, open_set = args
-        t = types[0]
+        t = types[1].elem  # the ring is the open set's domain (see builtins._ring)
+        self.require_fits(x, types[0], t, e.args[0], f"the position is a value of {t}")
         size, lo = dom_size(t, self.n), dom_lo(t)
         bits = _pad_set(open_set, size)[:size]
         self.require(or_all(bits), e, "some position of the ring is open")

@@ -525,6 +525,34 @@ class Prover:
             v.seconds = time.perf_counter() - t0
         return out
 
+    def reach_failed_checks(self, max_depth: int):
+        """Bounded model checking of the run-time checks the induction could not prove
+        (`failed_checks`, from `obligations`): the first depth j at which a game from the initial
+        state reaches a state where one of them fails. Returns (j, model, path, check) — the model
+        gives s1..s_j, the check is (decision point, alternative, obligation, a legality check?) —
+        or None when none fails within max_depth or before every game has ended. Raises what
+        `check_budget` raises at the deadline."""
+        if not self.failed_checks:
+            return None
+        init = initial(self.p, self.n, self.options)
+        path = Path(self.rel, self.alternatives, self.check_budget)
+        s0, snaps0 = path.state(0)
+        sol = self.solver()
+        sol.add(same_state(self.rel, s0, snaps0, init.state, init.snapshots))
+        for j in range(max_depth + 1):
+            self.check_budget()
+            self.progress(f"bounded paths to a failing check: depth {j}")
+            if j:
+                sol.add(path.link(j - 1))
+            for check in self.failed_checks:
+                d, alt, o, legality = check
+                bad = and_all(self._at(d, alt) + ([] if legality else [alt.guard]) + [not_(o.cond)])
+                if sol.check(path.at(j, bad)) == z3.sat:
+                    return j, sol.model(), path, check
+            if sol.check(not_(eq_leaf(path.state(j)[0].pc, num(-1)))) != z3.sat:
+                return None  # every game has ended (or the solver gave up): nothing deeper
+        return None
+
     def _bounded(self, path, claims: list, lemmas: list, max_depth: int, out: dict) -> tuple[int, bool]:
         """Bounded model checking (step 1 of `deepen`): (the depth checked, whether it is complete)."""
         init = initial(self.p, self.n, self.options)

@@ -92,6 +92,16 @@ class Path:
             self._bodies[d] = out
         return self._bodies[d]
 
+    def at(self, i: int, formula, tag: str = "c"):
+        """A formula over s0 (and free choices: move parameters, chance outcomes) read at state i,
+        its choices renamed apart from the links' (`name@<tag><i>`)."""
+        own = {e.get_id() for e in self._base}
+        pairs = list(zip(self._base, state_leaves(self.rel, *self.state(i)))) if i else []
+        pairs += [(c, z3.Const(f"{c.decl().name()}@{tag}{i}", c.sort()))
+                  for c in free_constants([formula]) if c.get_id() not in own]
+        pairs = [(a, b) for a, b in pairs if not a.eq(b)]
+        return z3.substitute(formula, *pairs) if pairs else formula
+
     def link(self, i: int):
         """T(s_i, s_i+1): some alternative of the decision point s_i is at takes s_i to s_i+1."""
         if i not in self._links:

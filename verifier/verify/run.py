@@ -27,12 +27,13 @@ from ..engine.runtime import Engine, Game
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
 from ..smt.encode import Encoder, is_true, z3
-from ..smt.prove import Prover, Verdict
+from ..smt.encode import OutOfTime
+from ..smt.prove import Prover, Unsettled, Verdict
 from . import explore
 from .falsify import EXHAUSTIVE_SHARE, falsify
 from .invariants import RESTS_ON, prove_invariants, strengthen_checks
 from .length import max_length
-from .witness import game_of_path
+from .witness import failing_step, game_of_path
 
 __all__ = ["Result", "Report", "verify", "BUILTINS"]
 
@@ -337,13 +338,31 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         search_open()
     unsettled = [name for name, v in verdicts.items() if name in spec_names and name not in violated
                  and v.status == "unknown" and "decision" in v.details]
+    bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
+        else None
+    # paths that can reach every game's end (one step past the static bound confirms that no
+    # game goes on), else only as deep as k-induction's base needs: deeper, the directed
+    # search finds violations for less
+    depth = bound + 1 if bound is not None and bound + 1 <= budget.depth else min(budget.k - 1, budget.depth)
+    wf = verdicts.get(RESTS_ON)
+    if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.failed_checks \
+            and (left() is None or left() > 1):
+        # a run-time check the induction could not prove: is a state where it fails reachable?
+        prover.deadline = deadline
+        t = time.perf_counter()
+        with prover.stage(DEEPER_SHARE, "paths to a failing check"):
+            try:
+                reached = prover.reach_failed_checks(depth)
+            except (Unsettled, OutOfTime):
+                reached = None
+        if reached is not None:
+            found = _confirmed_check(game, program, reached)
+            if found is not None:
+                take([found], "bounded", time.perf_counter() - t)
+            else:
+                wf.reason += ("; bounded model checking reached a state where a check fails, but the engine "
+                              "does not confirm it: an encoding fault, please report it")
     if unsettled and (left() is None or left() > 1):
-        bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
-            else None
-        # paths that can reach every game's end (one step past the static bound confirms that no
-        # game goes on), else only as deep as k-induction's base needs: deeper, the directed
-        # search finds violations for less
-        depth = bound + 1 if bound is not None and bound + 1 <= budget.depth else min(budget.k - 1, budget.depth)
         prover.deadline = deadline
         with prover.stage(DEEPER_SHARE, "the deeper proofs"):
             deeper = prover.deepen(unsettled, depth, budget.k)
@@ -449,6 +468,21 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                            "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
     say(f"done in {time.perf_counter() - t0:.0f} s")
     return results, bounds, lengths
+
+
+def _confirmed_check(game: Game, program: Program, reached) -> explore.Finding | None:
+    """A failing run-time check that bounded model checking reached (`Prover.reach_failed_checks`),
+    as the engine replays it: the game to that state and the step that breaks there, or None
+    if the engine does not follow the path or no step there breaks."""
+    depth, model, path, (_d, _alt, obligation, _legality) = reached
+    history = game_of_path(game, program, path, model, depth)
+    if history is None:
+        return None
+    broken = failing_step(game, history, str(obligation.span))
+    if broken is None:
+        return None
+    step, text, exc = broken
+    return explore.Finding(explore.RULE_ERROR, explore.RULE_ERROR, exc.plain, exc.where, history, step, text)
 
 
 def _monotonic(perf_deadline: float | None) -> float | None:

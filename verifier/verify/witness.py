@@ -52,3 +52,22 @@ def game_of_path(game: Game, program, path, model, depth: int) -> list | None:
         else:
             return None
     return list(state.history)
+
+
+def failing_step(game: Game, history: list, where: str = ""):
+    """The engine's confirmation of a run-time check the solver reached: from the state after
+    `history`, a step that raises a rule error — one at `where` if some step's does — as
+    (step, its text, the error), or None if no step breaks."""
+    from .explore import replay_history, step_text
+    state = replay_history(game, history)
+    broken = None
+    for step in _steps(state):
+        nxt = state.clone()
+        try:
+            apply_step(nxt, step)
+        except RuleError as exc:
+            found = (step, step_text(state, step), exc)
+            if not where or where in (exc.where or ""):
+                return found
+            broken = broken or found
+    return broken
