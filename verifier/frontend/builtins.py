@@ -60,6 +60,9 @@ def _neighbours(ts, n):
 
 
 def _runs(ts, n):
+    if isinstance(ts[0], SeqT) and isinstance(ts[0].elem, GridT):  # `runs(Cell, 4)`: every run is asked for
+        raise BuiltinError(f"expected one cell (the runs through it), got {ts[0]}: to go through every run, "
+                           f"go through the cells, e.g. any(c in {ts[0].elem}: any(r in runs(c, 4): ...))")
     g = _grid(ts)
     _need(is_int_like(ts[1]), f"the run length is a number, got {ts[1]}")
     longest = max(g.rows, g.cols)

@@ -38,6 +38,7 @@ class Symbol:
     type: Type | None
     decl: object = None
     used: bool = False
+    unknown: bool = False  # bound where its type could not be found (an error said why): reads say nothing more
 
 
 @dataclass
@@ -851,6 +852,7 @@ class TypeChecker(DocsChecks):
     def bind_local(self, name: str, t: Type | None, node) -> None:
         if not self.check_identifier(name, node.span):
             return
+        unknown = t is None
         if t is None:
             t = BoolT()
         existing = self.lookup(name)
@@ -878,8 +880,9 @@ class TypeChecker(DocsChecks):
             # a flow variable is visible from here to the end of the flow (and only there)
             self.flow_symbols.setdefault(name, Symbol("local", name, t, node, used=True))
             self.flow_symbols[name].type = t
+            self.flow_symbols[name].unknown = unknown
         else:
-            self.scopes[-1][name] = Symbol("local", name, t, node, used=True)
+            self.scopes[-1][name] = Symbol("local", name, t, node, used=True, unknown=unknown)
 
     def stmt_If(self, st: N.If) -> None:
         for cond, body in st.branches:
@@ -1133,6 +1136,8 @@ class TypeChecker(DocsChecks):
                      code="unknown-name")
             return None
         sym.used = True
+        if sym.unknown:  # its binding's error said it all
+            return None
         if sym.kind == "def":
             self.err(e.span, f"{e.name!r} is a definition: call it as {e.name}(...)")
             return None
@@ -1383,7 +1388,7 @@ class TypeChecker(DocsChecks):
         elif isinstance(src, ArrayT):
             n = self.size_of(src.index)
         self.scopes.append({})
-        self.declare(Symbol("local", e.var, et or BoolT(), e, used=True), e.span)
+        self.declare(Symbol("local", e.var, et or BoolT(), e, used=True, unknown=et is None), e.span)
         if e.where is not None:
             self.expect_bool(e.where)
         body_t = None
