@@ -533,6 +533,43 @@ def test_enumeration_proves_termination_only_without_cycles():
     assert res["termination"].status == "violated" and res["termination"].method == "lasso"
 
 
+def _tictactoe_without_measure() -> str:
+    text = (EXAMPLES / "tictactoe.rules").read_text()
+    measure = " decreases count(c in Cell where board[c] == empty)"
+    assert measure in text
+    return text.replace(measure, "")
+
+
+WIPE = """
+        board[c] = mark_of(turn)
+      }
+      move wipe(c: Cell) "wipes {row(c)},{col(c)}"
+        require marked "a marked cell": board[c] != empty
+      {
+        board[c] = empty
+      }"""
+
+
+def test_a_ranking_function_proves_termination_where_loops_have_no_measure():
+    """Without the exhaustive search (which would enumerate tic-tac-toe), the solver finds that
+    every move decreases the count of empty cells (with the counts that never grow): every game
+    ends within that many steps. A planted move that wipes a cell lets the counts come back:
+    no ranking function, and the lasso search finds the endless game."""
+    res, _ = run(_tictactoe_without_measure(), players=[2])
+    t = res["termination"]
+    assert t.status == "proved" and t.method == "ranking", (t.status, t.reason)
+    assert "count of empty in board" in t.reason and t.rests_on == ["well_formed"]
+    bound = int(t.reason.split("every game ends within ")[1].split()[0])
+    assert 9 <= bound <= 28  # 9 empty + 9 not x + 9 not o at the start, plus the last move
+    text = _tictactoe_without_measure()
+    placed = "\n        board[c] = mark_of(turn)\n      }"
+    assert text.count(placed) == 1
+    res, _ = run(text.replace(placed, WIPE), players=[2])
+    t = res["termination"]
+    assert t.status != "proved", t.reason
+    assert t.status == "violated" and t.method == "lasso", (t.status, t.reason)
+
+
 POKER = '''
 game kuhn "Kuhn poker"
 players 2

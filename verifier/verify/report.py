@@ -73,7 +73,7 @@ def format_report(report: Report, traces: bool = True,
             exp = f"yes ({row['expected']}, as the spec says)"
         lines.append(f"  {row['name']:<{width}}  {_players(row['players']):<7}  {MARK[row['status']]:<9}  "
                      f"{row['method']:<13}  {row['seconds']:>6.1f}s  {exp}")
-        detail = r.reason if row["status"] != "proved" or r.method == "bounded" else ""
+        detail = r.reason if row["status"] != "proved" or r.method in ("bounded", "ranking") else ""
         if detail:
             lines.append(f"  {'':<{width}}    {detail}")
         if r.expected_text and row["expected"] != "proved":

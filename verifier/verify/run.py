@@ -192,6 +192,7 @@ INVARIANTS_SHARE = 0.6
 CHECK_SHARE = 0.4  # well_formed, then no_deadlock
 SEARCH_SHARE = 0.6  # directed search for what no proof settled
 DEEPER_SHARE = 0.7  # bounded model checking and k-induction, before termination and the score bounds
+RANKING_SHARE = 0.5  # a ranking function, where loops have no measure and no endless game was found
 
 
 def verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress=None,
@@ -418,9 +419,19 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 lasso_seconds, {"trace": trace, "text": text})
         else:
             loops = ", ".join(f"line {w.span.line}" for w in length.unbounded)
-            verdicts["termination"] = Verdict(
-                "unknown", "lasso search", f"the loop(s) at {loops} have no measure (`decreases`) and no "
-                "endless game was found", lasso_seconds)
+            tried = RESTS_ON not in violated and (left() is None or left() > 1)
+            ranked = _ranking(prover, deadline, say) if tried else None
+            if ranked is not None and ranked.proved:
+                verdicts["termination"] = Verdict(
+                    "proved", "ranking", f"every step decreases {ranked.measure}: every game ends within "
+                    f"{ranked.bound + 1} steps (the loop(s) at {loops} have no measure)", time.perf_counter() - t,
+                    {"rests_on": [RESTS_ON], "measure": ranked.measure, "bound": ranked.bound + 1})
+            else:
+                why = f"; no ranking function: {ranked.reason}" if ranked is not None else \
+                    "; the search for a ranking function ran out of time" if tried else ""
+                verdicts["termination"] = Verdict(
+                    "unknown", "lasso search", f"the loop(s) at {loops} have no measure (`decreases`) and no "
+                    f"endless game was found{why}", lasso_seconds + time.perf_counter() - t)
 
     # 5. the results, in the spec's order
     results: list[Result] = []
@@ -468,6 +479,19 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                            "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
     say(f"done in {time.perf_counter() - t0:.0f} s")
     return results, bounds, lengths
+
+
+def _ranking(prover: Prover, deadline, say):
+    """A ranking function for the whole game (`smt.engines.ranking`), within RANKING_SHARE of the
+    time left; None if the time or the encoding ran out."""
+    from ..smt.engines.ranking import prove_ranking
+    say("looking for a ranking function")
+    prover.deadline = deadline
+    with prover.stage(RANKING_SHARE, "the ranking function"):
+        try:
+            return prove_ranking(prover, say)
+        except (Unsettled, OutOfTime):
+            return None
 
 
 def _confirmed_check(game: Game, program: Program, reached) -> explore.Finding | None:

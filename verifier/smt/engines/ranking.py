@@ -1,0 +1,253 @@
+"""Termination by a ranking function read off the state's types: for a flow whose `while` loops
+have no measure, a sum of counts that every step of the game decreases.
+
+The candidate terms are the state's own quantities, each in both directions, so that one that
+only grows counts too: a whole number's distance from either end of its range, how many items a
+set or a sequence holds (or lacks), and, over an array, how many entries hold each value of an
+enumeration or a boolean, or the sum of its whole numbers. Every term is at least 0 in every
+state within the declared ranges.
+
+The search is Houdini's over "never increases": a step (an alternative of the relation, its
+successor not the end) whose model increases a term drops it, until no step can increase any
+kept term. Then every step must strictly decrease the sum of the kept terms. If so, every game
+ends within (the sum's largest value + 1) steps, decisions and chance draws together.
+
+The queries assume what every reachable state satisfies (the proved invariants and facts, as the
+run-time checks do) and that the step's run-time checks hold: the result rests on `well_formed`.
+"""
+from __future__ import annotations
+
+import operator
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ...ir.types import ArrayT, BoolT, EnumT, SeqT, SetT, Type, is_int_like
+from ..prove import Unsettled
+from ..transition import initial
+from ..encode import CTX, SeqVal, StateVars, and_all, bool_int, eq_leaf, int_range, lift, not_, num, total, z3
+
+__all__ = ["Ranking", "RankingResult", "candidate_terms", "prove_ranking"]
+
+MAX_ENUM_ITEMS = 12  # an enumeration with more values is counted by its whole-number codes only
+SUM_QUERY_MS = 3000  # a term as a sum (summand by summand failed): one query's time-out
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str  # how the report names it
+    parts: Callable[[StateVars], list]  # its summands in a state (z3 Int terms): one per entry of an array
+    hi: int  # its largest value within the declared ranges
+
+    def at(self, s: StateVars):
+        return total(self.parts(s))
+
+
+@dataclass
+class RankingResult:
+    proved: bool
+    reason: str
+    measure: str = ""  # the sum of the kept terms, as the report names it
+    bound: int | None = None  # at most this many steps (decisions and chance draws)
+    queries: int = 0
+
+
+def candidate_terms(program, n: int) -> list[Term]:
+    out: list[Term] = []
+    for name, t in program.var_types.items():
+        out += _terms(name, t, (lambda s, name=name: s.vars[name]), n)
+    for name, t in program.flow_locals.items():
+        out += _terms(name, t, (lambda s, name=name: s.locals[name]), n)
+    return out
+
+
+def _both(text: str, parts: Callable, hi_each: int, count: int, up: str, down: str) -> list[Term]:
+    """A quantity made of `count` summands in 0..hi_each, counted up and down."""
+    return [Term(up.format(text), parts, hi_each * count),
+            Term(down.format(text), (lambda s: [num(hi_each) - x for x in parts(s)]), hi_each * count)]
+
+
+def _terms(label: str, t: Type, get: Callable, n: int) -> list[Term]:
+    if isinstance(t, ArrayT):
+        return _array_terms(label, t, get, n)
+    return _scalar_terms(label, t, (lambda s: [get(s)]), 1, n)
+
+
+def _scalar_terms(label: str, t: Type, entries: Callable, count: int, n: int) -> list[Term]:
+    """Terms over `count` entries of type t (one for a variable, the entries of an array)."""
+    one = count == 1
+    if isinstance(t, BoolT):
+        return _both(label, lambda s: [bool_int(e) for e in entries(s)], 1, count,
+                     "{} (1 when true)" if one else "count of true in {}",
+                     "{} (1 when false)" if one else "count of false in {}")
+    if isinstance(t, EnumT) and len(t.items) <= MAX_ENUM_ITEMS and not one:
+        out = []
+        for code, item in enumerate(t.items):
+            out += _both(label, (lambda s, code=code: [bool_int(eq_leaf(e, num(code))) for e in entries(s)]), 1,
+                         count, f"count of {item} in {{}}", f"count of entries not {item} in {{}}")
+        return out
+    if is_int_like(t):
+        lo, hi = int_range(t, n)
+        return _both(label, lambda s: [e - num(lo) for e in entries(s)], hi - lo, count,
+                     f"{{}} - {lo}" if one else f"sum of {{}} (each - {lo})",
+                     f"{hi} - {{}}" if one else f"sum of {{}} (each {hi} -)")
+    if isinstance(t, SetT):
+        size = _domain_size(t.elem, n)
+        return _both(label, lambda s: [total([bool_int(b) for b in e]) for e in entries(s)], size, count,
+                     "size({})" if one else "total size of {}",
+                     f"{size} - size({{}})" if one else f"total room left in {{}} ({size} each)")
+    if isinstance(t, SeqT):
+        return _both(label, lambda s: [e.length for e in entries(s)], t.cap, count,
+                     "size({})" if one else "total size of {}",
+                     f"{t.cap} - size({{}})" if one else f"total room left in {{}} ({t.cap} each)")
+    return []
+
+
+def _domain_size(t: Type, n: int) -> int:
+    lo, hi = int_range(t, n)
+    return hi - lo + 1
+
+
+def _entries(value, t: Type) -> list:
+    """The scalar entries of an array (arrays of arrays flattened)."""
+    if isinstance(t, ArrayT):
+        return [x for v in value for x in _entries(v, t.elem)]
+    return [value]
+
+
+def _array_terms(label: str, t: ArrayT, get: Callable, n: int) -> list[Term]:
+    elem, count = t, 1
+    while isinstance(elem, ArrayT):
+        count *= _domain_size(elem.index, n)
+        elem = elem.elem
+    return _scalar_terms(label, elem, (lambda s: _entries(get(s), t)), count, n)
+
+
+class Ranking:
+    """The search over one prover's relation (`smt.prove.Prover`): its alternatives, its proved
+    assumptions, its solver settings and its deadline."""
+
+    def __init__(self, prover, progress: Callable[[str], None] | None = None):
+        self.prover = prover
+        self.progress = progress or (lambda text: None)
+        self.queries = 0
+
+    def _steps(self) -> list:
+        """(decision point, alternative, the step's conditions) for every step not to the end."""
+        prover, rel = self.prover, self.prover.rel
+        out = []
+        for d in prover.decisions():
+            for alt in prover.alternatives(d):
+                ongoing = not_(eq_leaf(alt.step.state.pc, num(-1)))
+                conds = prover._at(d, alt) + [alt.guard, ongoing] + \
+                    [o.cond for o in alt.pre + alt.step.obligations]
+                out.append((d, alt, and_all(conds)))
+        return out
+
+    def run(self, terms: list[Term]) -> RankingResult:
+        prover, pre = self.prover, self.prover.rel.state
+        assume = prover._proved_assumptions()
+        steps = self._steps()
+
+        def pointwise(k, post):  # no summand grows: sufficient for the sum, and a small query
+            return and_all([lift(operator.le, b, a) for a, b in zip(terms[k].parts(pre), terms[k].parts(post))])
+
+        def summed(k, post):
+            return lift(operator.le, terms[k].at(post), terms[k].at(pre))
+
+        # 1. Houdini over "never increases", summand by summand (small queries); 2. every step
+        # decreases one kept term (they never increase: the sum then decreases). If a step does
+        # not, the terms a step only rearranges (a piece that moves) are tried again as sums.
+        everywhere = self._houdini(steps, assume, list(range(len(terms))), pointwise, "summand by summand")
+        keep, failed = everywhere, self._undecreasing(steps, assume, terms, everywhere, everywhere, pre)
+        if failed is not None:
+            rest = [k for k in range(len(terms)) if k not in everywhere]
+            more = self._houdini(steps, assume, rest, summed, "as sums")
+            if more:
+                keep = sorted(everywhere + more)
+                failed = self._undecreasing(steps, assume, terms, keep, everywhere, pre)
+        if failed is not None:
+            return RankingResult(False, failed, queries=self.queries)
+        changing = [k for k in keep if not _constant(terms[k], steps, pre)] or keep
+        # the measure at the concrete initial state bounds the steps (the kept terms that never
+        # change add the same amount before and after every step: they are left out); one term
+        # that every step decreases alone is a tighter bound, and a plainer measure to read
+        start = initial(prover.p, prover.n, prover.options).state
+        for k in sorted(changing, key=lambda k: _value(terms[k].at(start), terms[k].hi)):
+            try:
+                if self._undecreasing(steps, assume, terms, [k], everywhere, pre) is None:
+                    changing = [k]
+                    break
+            except Unsettled:  # out of time: the sum stands
+                break
+        text = " + ".join(terms[k].text for k in changing)
+        bound = _value(total([terms[k].at(start) for k in changing]), sum(terms[k].hi for k in changing))
+        return RankingResult(True, "", text, bound, self.queries)
+
+    def _undecreasing(self, steps, assume, terms, keep, pointwise, pre) -> str | None:
+        """Why some step may not decrease the kept terms' sum (None: every step does)."""
+        if not keep:
+            return "every count of the state can grow on some step"
+        prover = self.prover
+        for d, alt, cond in steps:
+            prover.check_budget()
+            post = alt.step.state
+            self.progress(f"ranking: does {alt.label} decrease the measure")
+            same = [and_all([eq_leaf(a, b) for a, b in zip(terms[k].parts(pre), terms[k].parts(post))])
+                    if k in pointwise else eq_leaf(terms[k].at(post), terms[k].at(pre)) for k in keep]
+            sol = prover.solver()
+            sol.add(*assume, cond)
+            self.queries += 1
+            r = sol.check(and_all(same))
+            if r == z3.sat:
+                return (f"the step {alt.label} (decision point at line {prover.p.decisions[d].node.span.line}) "
+                        "can leave every count of the state that never grows as it is, from a state satisfying "
+                        "the proved invariants (it may be unreachable)")
+            if r == z3.unknown:
+                return f"the solver gave up on the step {alt.label}"
+        return None
+
+    def _houdini(self, steps: list, assume: list, candidates: list, holds, how: str) -> list:
+        """The candidates that `holds(k, successor)` on every step; a step whose query the solver
+        gives up on drops every candidate still in question there."""
+        keep = list(candidates)
+        for d, alt, cond in steps:
+            if not keep:
+                break
+            self.progress(f"ranking: which counts can grow at {alt.label}, {how}")
+            sol = self.prover.solver()
+            if how == "as sums":  # sums over many entries can take the solver long: a short look
+                sol.set("timeout", min(SUM_QUERY_MS, self.prover._call_ms()))
+            sol.add(*assume, cond)
+            while keep:
+                self.prover.check_budget()
+                grows = {k: not_(holds(k, alt.step.state)) for k in keep}
+                self.queries += 1
+                r = sol.check(z3.Or(list(grows.values()) + [z3.BoolVal(False, CTX)]))
+                if r == z3.unsat:
+                    break
+                if r == z3.unknown:
+                    return []
+                model = sol.model()
+                keep = [k for k in keep if not z3.is_true(model.eval(grows[k], model_completion=True))]
+        return keep
+
+
+def _value(term, otherwise: int) -> int:
+    """A term over a concrete state as a number (`otherwise` if it does not simplify to one)."""
+    value = z3.simplify(term)
+    return value.as_long() if z3.is_int_value(value) else otherwise
+
+
+def _constant(term: Term, steps: list, pre) -> bool:
+    """The term is the same expression before and after every step (it names nothing that moves)."""
+    before = term.at(pre)
+    return all(z3.eq(z3.simplify(term.at(alt.step.state)), z3.simplify(before)) for _d, alt, _c in steps)
+
+
+def prove_ranking(prover, progress=None) -> RankingResult:
+    """The ranking search over the prover's relation (raises what the prover raises at its deadline)."""
+    t0 = time.perf_counter()
+    result = Ranking(prover, progress).run(candidate_terms(prover.p, prover.n))
+    result.reason = result.reason or f"in {time.perf_counter() - t0:.1f} s"
+    return result
