@@ -570,6 +570,54 @@ def test_a_ranking_function_proves_termination_where_loops_have_no_measure():
     assert t.status == "violated" and t.method == "lasso", (t.status, t.reason)
 
 
+RACE = '''
+game race "Race"
+players 2
+enum Piece { empty ".", p "p" }
+grid Cell rows 4 cols 2
+var board: array[Cell] of Piece = empty
+var turn: Player = 0
+flow {
+  board[Cell(0, 0)] = p
+  board[Cell(0, 1)] = p
+  while board[Cell(3, 0)] != p and board[Cell(3, 1)] != p {
+    choose turn {
+      move advance(c: Cell) "advances from {row(c)}"
+        require piece "a piece": board[c] == p and row(c) < 3
+      {
+        board[c] = empty
+        board[Cell(row(c) + 1, col(c))] = p
+      }
+    }
+    turn = next_player(turn)
+  }
+}
+outcome { score q: 0 }
+'''
+
+
+def test_a_ranking_function_counts_how_far_pieces_are_from_an_edge():
+    """A piece that moves leaves every count of the board as it was: the measure is how far the
+    pieces are from the last row (a sum, proved split by the moved piece's cell). A planted move
+    back makes it grow: not proved, and the lasso search finds the endless game."""
+    res, _ = run(RACE, players=[2], games=0)
+    t = res["termination"]
+    assert t.status == "proved" and t.method == "ranking", (t.status, t.reason)
+    assert "distance of the p entries of board from the last row" in t.reason
+    assert "within 7 steps" in t.reason  # 3 + 3 rows to go at the start, and the last move
+    back = RACE.replace('move advance', '''move back(c: Cell) "goes back from {row(c)}"
+        require piece "a piece": board[c] == p and row(c) > 0 and row(c) < 3
+      {
+        board[c] = empty
+        board[Cell(row(c) - 1, col(c))] = p
+      }
+      move advance''', 1)
+    assert "move back" in back
+    res, _ = run(back, players=[2], games=0, budget={"falsify": 10})
+    t = res["termination"]
+    assert t.status == "violated" and t.method == "lasso", (t.status, t.reason)
+
+
 POKER = '''
 game kuhn "Kuhn poker"
 players 2

@@ -401,9 +401,17 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                     "(every loop around a decision point is a `for` over a finite collection or has a proved "
                     "measure)", time.perf_counter() - t)
             else:
-                verdicts["termination"] = Verdict(
-                    "unknown", "bounded", f"the loops' run-time checks (measures, `while` bounds) are not proved: "
-                    f"well_formed is {wf_status}", time.perf_counter() - t)
+                # a ranking function does not rest on the measures' checks (it does not assume them)
+                ranked = _ranking(prover, deadline, say) if wf_status != "violated" and \
+                    (left() is None or left() > 1) else None
+                if ranked is not None and ranked.proved:
+                    verdicts["termination"] = _ranked(ranked, "", time.perf_counter() - t)
+                else:
+                    why = f"; no ranking function: {ranked.reason}" if ranked is not None else \
+                        "; the search for a ranking function ran out of time" if wf_status != "violated" else ""
+                    verdicts["termination"] = Verdict(
+                        "unknown", "bounded", f"the loops' run-time checks (measures, `while` bounds) are not "
+                        f"proved: well_formed is {wf_status}{why}", time.perf_counter() - t)
         elif lasso is None and acyclic and RESTS_ON not in violated:
             # (a rule error stops the search: with one, the games past it were not followed)
             verdicts["termination"] = Verdict(
@@ -422,10 +430,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
             tried = RESTS_ON not in violated and (left() is None or left() > 1)
             ranked = _ranking(prover, deadline, say) if tried else None
             if ranked is not None and ranked.proved:
-                verdicts["termination"] = Verdict(
-                    "proved", "ranking", f"every step decreases {ranked.measure}: every game ends within "
-                    f"{ranked.bound + 1} steps (the loop(s) at {loops} have no measure)", time.perf_counter() - t,
-                    {"rests_on": [RESTS_ON], "measure": ranked.measure, "bound": ranked.bound + 1})
+                verdicts["termination"] = _ranked(ranked, f" (the loop(s) at {loops} have no measure)",
+                                                  time.perf_counter() - t)
             else:
                 why = f"; no ranking function: {ranked.reason}" if ranked is not None else \
                     "; the search for a ranking function ran out of time" if tried else ""
@@ -479,6 +485,12 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                            "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
     say(f"done in {time.perf_counter() - t0:.0f} s")
     return results, bounds, lengths
+
+
+def _ranked(ranked, note: str, seconds: float) -> Verdict:
+    return Verdict("proved", "ranking", f"every step decreases {ranked.measure}: every game ends within "
+                   f"{ranked.bound + 1} steps{note}", seconds,
+                   {"rests_on": [RESTS_ON], "measure": ranked.measure, "bound": ranked.bound + 1})
 
 
 def _ranking(prover: Prover, deadline, say):

@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ...ir.types import ArrayT, BoolT, EnumT, SeqT, SetT, Type, is_int_like
+from ...ir.types import ArrayT, BoolT, EnumT, GridT, SeqT, SetT, Type, is_int_like
 from ..prove import Unsettled
 from ..transition import initial
-from ..encode import CTX, SeqVal, StateVars, and_all, bool_int, eq_leaf, int_range, lift, not_, num, total, z3
+from ..encode import CTX, StateVars, and_all, bool_int, eq_leaf, int_range, ite, lift, not_, num, total, z3
 
 __all__ = ["Ranking", "RankingResult", "candidate_terms", "prove_ranking"]
 
@@ -120,7 +120,27 @@ def _array_terms(label: str, t: ArrayT, get: Callable, n: int) -> list[Term]:
     while isinstance(elem, ArrayT):
         count *= _domain_size(elem.index, n)
         elem = elem.elem
-    return _scalar_terms(label, elem, (lambda s: _entries(get(s), t)), count, n)
+    return _scalar_terms(label, elem, (lambda s: _entries(get(s), t)), count, n) + _progress_terms(label, t, get)
+
+
+def _progress_terms(label: str, t: ArrayT, get: Callable) -> list[Term]:
+    """Over a board (an array over a grid's cells) of an enumeration: how far the pieces of each
+    kind are from each edge, in rows and in columns (pieces that only move forward)."""
+    g, elem = t.index, t.elem
+    if not isinstance(g, GridT) or not isinstance(elem, EnumT) or len(elem.items) > MAX_ENUM_ITEMS:
+        return []
+    out = []
+    for code, item in enumerate(elem.items):
+        for axis, size, position in (("row", g.rows, lambda i: i // g.cols), ("column", g.cols, lambda i: i % g.cols)):
+            for towards, weight in ((f"the first {axis}", position), (f"the last {axis}", lambda i, size=size, position=position: size - 1 - position(i))):
+                weights = [weight(i) for i in range(g.rows * g.cols)]
+                if not any(weights):
+                    continue
+                out.append(Term(f"distance of the {item} entries of {label} from {towards}",
+                                (lambda s, code=code, weights=weights:
+                                 [ite(eq_leaf(e, num(code)), num(w), num(0)) for e, w in zip(get(s), weights) if w]),
+                                sum(weights)))
+    return out
 
 
 class Ranking:
@@ -139,8 +159,10 @@ class Ranking:
         for d in prover.decisions():
             for alt in prover.alternatives(d):
                 ongoing = not_(eq_leaf(alt.step.state.pc, num(-1)))
+                # the run-time checks are assumed, but not the loops' measures: assuming that a
+                # measure decreases would assume what is to be shown
                 conds = prover._at(d, alt) + [alt.guard, ongoing] + \
-                    [o.cond for o in alt.pre + alt.step.obligations]
+                    [o.cond for o in alt.pre + alt.step.obligations if o.kind != "measure"]
                 out.append((d, alt, and_all(conds)))
         return out
 
@@ -196,9 +218,10 @@ class Ranking:
             same = [and_all([eq_leaf(a, b) for a, b in zip(terms[k].parts(pre), terms[k].parts(post))])
                     if k in pointwise else eq_leaf(terms[k].at(post), terms[k].at(pre)) for k in keep]
             sol = prover.solver()
+            if any(k not in pointwise for k in keep):  # sums: short looks, split by the choices
+                sol.set("timeout", min(SUM_QUERY_MS, prover._call_ms()))
             sol.add(*assume, cond)
-            self.queries += 1
-            r = sol.check(and_all(same))
+            r = self._check_split(sol, and_all(same), tuple(alt.split))
             if r == z3.sat:
                 return (f"the step {alt.label} (decision point at line {prover.p.decisions[d].node.span.line}) "
                         "can leave every count of the state that never grows as it is, from a state satisfying "
@@ -208,8 +231,9 @@ class Ranking:
         return None
 
     def _houdini(self, steps: list, assume: list, candidates: list, holds, how: str) -> list:
-        """The candidates that `holds(k, successor)` on every step; a step whose query the solver
-        gives up on drops every candidate still in question there."""
+        """The candidates that `holds(k, successor)` on every step; where the solver gives up,
+        the step is asked again for each value of its first choice worth splitting (a moved
+        piece's cell: the writes become concrete), and where it still gives up, nothing is kept."""
         keep = list(candidates)
         for d, alt, cond in steps:
             if not keep:
@@ -219,17 +243,52 @@ class Ranking:
             if how == "as sums":  # sums over many entries can take the solver long: a short look
                 sol.set("timeout", min(SUM_QUERY_MS, self.prover._call_ms()))
             sol.add(*assume, cond)
-            while keep:
-                self.prover.check_budget()
-                grows = {k: not_(holds(k, alt.step.state)) for k in keep}
-                self.queries += 1
-                r = sol.check(z3.Or(list(grows.values()) + [z3.BoolVal(False, CTX)]))
-                if r == z3.unsat:
-                    break
-                if r == z3.unknown:
-                    return []
+            keep = self._kept(sol, alt, keep, holds, tuple(alt.split)) or []
+        return keep
+
+    def _check_split(self, sol, formula, splits: tuple):
+        """sol.check(formula); where the solver gives up, once per value of the first choice worth
+        splitting (unsat only if every value is unsat)."""
+        self.prover.check_budget()
+        self.queries += 1
+        r = sol.check(formula)
+        if r != z3.unknown or not splits:
+            return r
+        leaf, lo, hi = splits[0]
+        for v in range(lo, hi + 1):
+            sol.push()
+            sol.add(eq_leaf(leaf, num(v)))
+            r = self._check_split(sol, formula, splits[1:])
+            sol.pop()
+            if r != z3.unsat:
+                return r
+        return z3.unsat
+
+    def _kept(self, sol, alt, keep: list, holds, splits: tuple) -> list | None:
+        """Houdini at one step: the candidates no model of `sol` breaks (None: the solver gave up)."""
+        while keep:
+            self.prover.check_budget()
+            grows = {k: not_(holds(k, alt.step.state)) for k in keep}
+            self.queries += 1
+            r = sol.check(z3.Or(list(grows.values()) + [z3.BoolVal(False, CTX)]))
+            if r == z3.unsat:
+                return keep
+            if r == z3.sat:
                 model = sol.model()
                 keep = [k for k in keep if not z3.is_true(model.eval(grows[k], model_completion=True))]
+                continue
+            if not splits:
+                return None
+            leaf, lo, hi = splits[0]
+            for v in range(lo, hi + 1):
+                sol.push()
+                sol.add(eq_leaf(leaf, num(v)))
+                kept = self._kept(sol, alt, keep, holds, splits[1:])
+                sol.pop()
+                if kept is None:
+                    return None
+                keep = kept
+            return keep
         return keep
 
 
