@@ -225,8 +225,6 @@ def test_lockstep_catches_a_planted_mutation(case):
 # must be equal.  (Issue 15, walls 3 and 4: metadata derived from the game as loaded is work in
 # progress; a field listed here that comes out equal is fine.)
 WHY_METADATA_DIFFERS = {
-    "utility": "goofspiel's depends on returns_type (zero-sum for win_loss and point_difference), "
-               "and a spec's `utility` declaration cannot read options: it declares general-sum",
     "information": "the adapter calls a game with hidden variables imperfect-information; OpenSpiel "
                    "calls goofspiel with public bids perfect-information",
     "num_distinct_actions": "a move's parameter types are sized for the largest option value (type "
@@ -240,6 +238,7 @@ WHY_METADATA_DIFFERS = {
 METADATA = {
     "dynamics": lambda g: g.get_type().dynamics, "chance_mode": lambda g: g.get_type().chance_mode,
     "information": lambda g: g.get_type().information, "utility": lambda g: g.get_type().utility,
+    "utility_sum": lambda g: g.utility_sum(),  # None unless zero- or constant-sum
     "reward_model": lambda g: g.get_type().reward_model, "num_players": lambda g: g.num_players(),
     "num_distinct_actions": lambda g: g.num_distinct_actions(),
     "max_chance_outcomes": lambda g: g.max_chance_outcomes(),

@@ -88,6 +88,8 @@ def test_every_spec_file_parses_the_same(path):
     'game g "G" var x: setof T',
     'game g "G" var x: 0..max',
     'game g "G" expect when when x "s"',
+    'game g "G" utility when when x',
+    'game g "G" utility constant_sum -2 when a != b and not c @A-1 utility zero_sum when when utility x',
     'game g "G" const A: 0..9 = (1 + 2) * (3)',
     'game g "G" const A: bool = a < b < c',
     'game g "G" const S: text = "{if p then \\"a\\" else \\"b\\"} and {x}"',

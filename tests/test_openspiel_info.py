@@ -17,6 +17,7 @@ from verifier.openspiel import load, register
 ROOT = Path(__file__).resolve().parents[1]
 TICTACTOE = ROOT / "spec" / "examples" / "tictactoe.rules"
 KUHN = ROOT / "spec" / "examples" / "kuhn_poker.rules"
+GOOFSPIEL = ROOT / "spec" / "examples" / "goofspiel.rules"
 SEEDS = [ROOT / "spec" / name for name in ("ramen.rules", "ramen_ink.rules", "wasabi.rules")]
 
 
@@ -40,6 +41,26 @@ def test_kuhn_info_is_pyspiels(players):
     ours, theirs = load(KUHN, players), pyspiel.load_game("kuhn_poker", {"players": players})
     assert _figures(ours) == _figures(theirs)
     assert ours.metadata["how"]["max_game_length"] == "census"
+
+
+@pytest.mark.parametrize("returns_type", ["win_loss", "point_difference", "total_points"])
+@pytest.mark.parametrize("players", [2, 3])
+def test_goofspiel_utility_follows_returns_type_as_pyspiels(returns_type, players):
+    """goofspiel's `utility zero_sum when returns_type != total_points`: the GameType of the game
+    as loaded says what OpenSpiel's says for the same returns_type, and so does the registered one."""
+    ours = load(GOOFSPIEL, players, returns_type=returns_type)
+    theirs = pyspiel.load_game("goofspiel", {"players": players, "returns_type": returns_type})
+    assert (ours.get_type().utility, ours.utility_sum()) == (theirs.get_type().utility, theirs.utility_sum())
+    zero_sum = returns_type != "total_points"
+    assert ours.get_type().utility == (pyspiel.GameType.Utility.ZERO_SUM if zero_sum
+                                       else pyspiel.GameType.Utility.GENERAL_SUM)
+    by_name = pyspiel.load_game(register(GOOFSPIEL), {"players": players, "returns_type": returns_type})
+    assert by_name.get_type().utility == ours.get_type().utility
+
+
+def test_the_registered_game_type_has_the_default_games_utility():
+    registered = {t.short_name: t for t in pyspiel.registered_games()}[register(GOOFSPIEL)]
+    assert registered.utility == pyspiel.GameType.Utility.ZERO_SUM  # returns_type's default: win_loss
 
 
 def _write(tmp_path, name: str, text: str) -> Path:
@@ -172,7 +193,7 @@ def _random_states(game, count: int, seed: int):
     return states
 
 
-@pytest.mark.parametrize("path, players", [(TICTACTOE, 2), (KUHN, 3), (ROOT / "spec/examples/goofspiel.rules", 3)]
+@pytest.mark.parametrize("path, players", [(TICTACTOE, 2), (KUHN, 3), (GOOFSPIEL, 3)]
                          + [(p, 3) for p in SEEDS], ids=lambda x: getattr(x, "stem", str(x)))
 def test_tensors_show_what_the_strings_show(path, players):
     """Equal strings give equal tensors (nothing leaks) and different strings different tensors

@@ -29,8 +29,10 @@ manual's "OpenSpiel" section says the same for users):
   50 seeded random games) only where the flow has a `while` without a measure.
 * information: IMPERFECT if a decision is simultaneous, a state variable is not `public`, or a
   flow variable (which no observation shows) keeps a chance draw past the next decision point or
-  is set by a move; otherwise PERFECT (public chance is perfect information).  Utility: the
-  spec's `utility` declaration.
+  is set by a move; otherwise PERFECT (public chance is perfect information).  Utility (and
+  utility_sum): the spec's `utility` declaration that applies to the game as loaded (the first
+  whose `when` holds for its options and player count); the registered GameType has the one
+  for the default parameters.
 * tensors (`openspiel_tensors.py`): the observation and information-state tensors show what the
   strings show, laid out from the variables' types; their shapes are in the game's info.
 
@@ -56,7 +58,7 @@ import pyspiel
 from .diagnostics import SpecError, Sources, Span, render
 from .engine.lib import RuleError
 from .engine.play import random_step
-from .engine.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Engine, Game as RuntimeGame, GameState
+from .engine.runtime import CHANCE, SIMULTANEOUS, TERMINAL, Engine, Game as RuntimeGame, GameState, parse_option_values
 from .frontend import load_program
 from .ir.types import BoolT, IntT, RatT
 from .openspiel_metadata import census, static_information, static_length
@@ -159,9 +161,12 @@ def register(spec_path) -> str:
     for name, value in {**m.OPTIONS, **m.OPTION_FINITE}.items():
         kind = m.OPTION_KINDS[name]
         defaults[name] = kind[1 + value] if kind[0] == "enum" else value
+    # the default game's utility: a `utility ... when` may read the options (the finite values
+    # included, as in `defaults`) and the player count
+    utility = m.utility(m.MIN_PLAYERS, parse_option_values(engine, {}, bounded=True))[0]
     spec = _Spec(short_name, str(Path(spec_path).resolve()), engine,
                  _game_type(short_name, engine, m.MIN_PLAYERS, m.MAX_PLAYERS, defaults,
-                            static_information(engine.program) and not _simultaneous(engine)), defaults)
+                            static_information(engine.program) and not _simultaneous(engine), utility), defaults)
     # The factory pyspiel keeps is a class, as in OpenSpiel's own Python games: pyspiel's
     # registry outlives the interpreter, and dropping its last reference to a plain
     # function (a lambda) at process exit, without the GIL, aborts Python.  A class sits
@@ -219,7 +224,7 @@ def _simultaneous(engine: Engine) -> bool:
 
 
 def _game_type(short_name: str, engine: Engine, min_players: int, max_players: int, defaults: dict,
-               perfect: bool) -> pyspiel.GameType:
+               perfect: bool, utility: str) -> pyspiel.GameType:
     m = engine.module
     GT = pyspiel.GameType
     players = f"{min_players} players" if min_players == max_players else f"{min_players}-{max_players} players"
@@ -229,7 +234,7 @@ def _game_type(short_name: str, engine: Engine, min_players: int, max_players: i
         dynamics=GT.Dynamics.SIMULTANEOUS if _simultaneous(engine) else GT.Dynamics.SEQUENTIAL,
         chance_mode=GT.ChanceMode.EXPLICIT_STOCHASTIC if m.MAX_CHANCE_OUTCOMES else GT.ChanceMode.DETERMINISTIC,
         information=GT.Information.PERFECT_INFORMATION if perfect else GT.Information.IMPERFECT_INFORMATION,
-        utility=getattr(GT.Utility, m.UTILITY[0].upper()),  # the spec's `utility` declaration
+        utility=getattr(GT.Utility, utility.upper()),  # the spec's `utility` declaration that applies
         reward_model=GT.RewardModel.TERMINAL,
         max_num_players=max_players,
         min_num_players=min_players,
@@ -255,6 +260,7 @@ def _loaded(spec: _Spec, params: dict) -> _Loaded:
     if isinstance(given, bool) or not isinstance(given, int) or given < 0:
         raise ValueError(f"max_game_length must be a positive whole number (0: derive it), not {given!r}")
     metadata = _metadata(rgame, given or None)
+    utility, total = rgame.module.utility(rgame.num_players, rgame.option_values)
     info = pyspiel.GameInfo(
         num_distinct_actions=metadata["num_distinct_actions"],
         max_chance_outcomes=metadata["max_chance_outcomes"],
@@ -262,11 +268,11 @@ def _loaded(spec: _Spec, params: dict) -> _Loaded:
         min_utility=metadata["min_utility"],
         max_utility=metadata["max_utility"],
         # zero_sum: 0, constant_sum N: N (OpenSpiel's tests check the returns against it)
-        utility_sum={"zero_sum": 0.0, "constant_sum": spec.engine.module.UTILITY[1]}.get(spec.engine.module.UTILITY[0]),
+        utility_sum={"zero_sum": 0.0, "constant_sum": total}.get(utility),
         max_game_length=metadata["max_game_length"],
     )
     game_type = _game_type(spec.short_name, spec.engine, spec.game_type.min_num_players,
-                           spec.game_type.max_num_players, spec.defaults, metadata["perfect_information"])
+                           spec.game_type.max_num_players, spec.defaults, metadata["perfect_information"], utility)
     loaded = spec.loaded[key] = _Loaded(spec, full, rgame, game_type, info, metadata)
     return loaded
 

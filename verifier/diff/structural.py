@@ -137,7 +137,7 @@ def decl_items(spec: N.Spec) -> dict:
         if kind == "rules":
             continue
         name = kind if kind in SINGLETONS else d.name
-        if kind == "expect":  # several expectations may name one property
+        if kind in ("expect", "utility"):  # several may name one property; a spec may hold several utilities
             seen[name] = seen.get(name, 0) + 1
             name = f"{name}#{seen[name]}" if seen[name] > 1 else name
         out[(kind, name)] = Item(kind, name, d, i)

@@ -669,7 +669,7 @@ class CodeGen(StaticGen, MoveGen):
         out(ind + 1, "if _said: s.log.append(_said)  # an empty text says nothing")
 
     def s_End(self, st, out, ind):
-        if self.p.utility is not None:
+        if self.checks_utility:
             out(ind, "_check_utility(s)")
         out(ind, "s.pc = -1")
         out(ind, f"return {HALT}")
@@ -991,7 +991,7 @@ class CodeGen(StaticGen, MoveGen):
         self.in_flow_code = True
         end, ind = self.flow_block(self.p.flow.body.stmts if self.p.flow else (), start, 1)
         if not end.closed:
-            if self.p.utility is not None:
+            if self.checks_utility:
                 end.out(ind, "_check_utility(s)")
             end.out(ind, "s.pc = -1")
             end.out(ind, f"return {HALT}")
@@ -1001,7 +1001,7 @@ class CodeGen(StaticGen, MoveGen):
     def segment_lines(self, seg: Segment) -> list[str]:
         lines = list(seg.out.lines)
         if not seg.closed:
-            if self.p.utility is not None:
+            if self.checks_utility:
                 lines.append("    _check_utility(s)")
             lines += ["    s.pc = -1", f"    return {HALT}"]
         return lines
@@ -1084,14 +1084,60 @@ class CodeGen(StaticGen, MoveGen):
             out(1, "return [_score(s, p) for p in range(s.n)]")
         out(0, "")
         out(0, f"TIEBREAKS = {tuple((tb.direction) for tb in o.tiebreaks)!r}")
-        u = self.p.utility
-        out(0, f"UTILITY = {(u.kind, u.total) if u is not None else ('general_sum', None)!r}")
-        if u is not None:  # checked where the flow ends: a violation is a rule error (well_formed)
+        self.gen_utility(out)
+
+    @property
+    def checks_utility(self) -> bool:
+        """Some `utility` declaration asks for a check where the flow ends (general_sum asks none)."""
+        return any(d.kind != "general_sum" for d in self.p.utilities)
+
+    def gen_utility(self, out: Emitter) -> None:
+        """`utility(n, options)`: (kind, total) of the `utility` declaration that applies to a game
+        as loaded; `_check_utility(s)`, called where the flow ends, checks the returns against it
+        (a violation is a rule error at that declaration: well_formed)."""
+        decls = self.p.utilities
+        if all(d.when is None for d in decls):
+            # the same for every game (at most one declaration, as the type checker sees to): a
+            # constant, and a check without a choice, as fast as before `when` existed
+            u = decls[0] if decls else None
+            out(0, f"UTILITY = {(u.kind, u.total) if u is not None else ('general_sum', None)!r}")
             out(0, "")
             out(0, "")
-            out(0, "def _check_utility(s):")
-            out(1, "s.memo = {}  # the returns read the finished state afresh")
-            out(1, f"L.check_utility({u.kind!r}, {u.total!r}, _returns(s), {self.where(u)})")
+            out(0, "def utility(n, options):")
+            out(1, "return UTILITY")
+            if self.checks_utility:
+                out(0, "")
+                out(0, "")
+                out(0, "def _check_utility(s):")
+                out(1, "s.memo = {}  # the returns read the finished state afresh")
+                out(1, f"L.check_utility({u.kind!r}, {u.total!r}, _returns(s), {self.where(u)})")
+            return
+        out(0, "UTILITY = None  # it depends on the options: utility(n, options)")
+        out(0, "")
+        out(0, "")
+        out(0, "def _utility_of(s):")
+        out(1, '"""The first declaration whose `when` holds (they read options and num_players only)."""')
+        out(1, "s.memo = {}")
+        for d in decls:
+            chosen = f"return ({d.kind!r}, {d.total!r}, {self.where(d)})"
+            if d.when is None:
+                out(1, chosen)
+                break
+            out(1, f"if {self.expr(d.when)}:")
+            out(2, chosen)
+        else:
+            out(1, "return ('general_sum', None, None)")
+        out(0, "")
+        out(0, "")
+        out(0, "def utility(n, options):")
+        out(1, "return _utility_of(new_state(n, options))[:2]")
+        out(0, "")
+        out(0, "")
+        out(0, "def _check_utility(s):")
+        out(1, "kind, total, where = _utility_of(s)")
+        out(1, "if kind != 'general_sum':")
+        out(2, "s.memo = {}  # the returns read the finished state afresh")
+        out(2, "L.check_utility(kind, total, _returns(s), where)")
 
     @reads_state_only
     def gen_observation(self, out: Emitter) -> None:

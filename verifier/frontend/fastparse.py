@@ -260,8 +260,12 @@ class Parser:
             if negative:
                 self.i += 1
             total = -self.integer() if negative else self.integer()
+        when = None
+        if self.is_word("when"):
+            self.i += 1
+            when = self.expr()
         cites = self.cites()
-        return N.UtilityDecl(kind, total, cites, span=self.span_from(start))
+        return N.UtilityDecl(kind, total, when, cites, span=self.span_from(start))
 
     def decl_option(self):
         start = self.keyword("option")

@@ -118,8 +118,9 @@ class Lowerer:
         return N.PlayersDecl(int(lo), int(hi if hi is not None else lo), self.cites(t), span=self.span(t))
 
     def lower_utility_decl(self, t):
-        kind, total = t.children[:2]
-        return N.UtilityDecl(str(kind), None if total is None else self.lower(total), self.cites(t), span=self.span(t))
+        kind, total, when = t.children[:3]
+        return N.UtilityDecl(str(kind), None if total is None else self.lower(total), self.opt(when), self.cites(t),
+                             span=self.span(t))
 
     def lower_signed_int(self, t):
         return int("".join(str(tok) for tok in t.children))

@@ -96,7 +96,9 @@ class Program:
     measures: list = field(default_factory=list)
     rules: dict = field(default_factory=dict)  # rule ID -> RuleDecl, in declaration order
     displays: list = field(default_factory=list)  # DisplayItem, in declaration order
-    utility: N.UtilityDecl | None = None  # None: general_sum
+    # the `utility` declarations in source order: the first whose `when` holds for the game as loaded
+    # applies (none: general_sum)
+    utilities: tuple = ()
 
     def type_of(self, expr) -> Type:
         return self.types[id(expr)]
@@ -139,7 +141,9 @@ class TypeChecker(DocsChecks):
         self.allow_score = True
         self.allow_state = True
         self.allow_winners = False
-        self.in_expect = False  # an expectation's condition: options and num_players only
+        # a condition on the game's settings (an expectation's or a utility's `when`) reads options and
+        # num_players only: (what the diagnostics call it, what it says), None elsewhere
+        self.settings_condition: tuple[str, str] | None = None
         self.score_calls: list = []  # `score(p)` calls: they read whole-number scores
         self.flow_loops: dict[str, N.For] = {}  # the flow's `for` loops around the statement checked
         self.option_bound_uses: set[str] = set()  # options that bound a range (they count as used)
@@ -386,7 +390,7 @@ class TypeChecker(DocsChecks):
             elif isinstance(d, N.ExampleDecl):
                 self.check_example(d)
         self.check_expects(spec.of_kind(N.ExpectDecl), spec.of_kind(N.InvariantDecl))
-        utility = self.check_utility()
+        utilities = self.check_utilities()
         rules = self.check_rules()
         displays = self.check_display()
         self.check_unused()
@@ -416,25 +420,39 @@ class TypeChecker(DocsChecks):
             type_names=dict(self.type_names), def_param_types=self.def_param_types,
             num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names,
             expects=spec.of_kind(N.ExpectDecl), measures=flow_measures(flow), rules=rules, displays=displays,
-            utility=utility)
+            utilities=utilities)
 
-    def check_utility(self) -> N.UtilityDecl | None:
-        """At most one `utility`; its kind is one of UTILITIES, with a sum for constant_sum only."""
+    def check_utilities(self) -> tuple:
+        """Each `utility`'s kind is one of UTILITIES, with a sum for constant_sum only; its `when`
+        reads the settings only (options are known when a game is loaded, so the engine, Z3 and
+        OpenSpiel all know which declaration applies before the game starts). A declaration
+        without `when` applies always: any after it could never apply."""
         found = self.spec.of_kind(N.UtilityDecl)
-        for extra in found[1:]:
-            self.err(extra.span, "only one 'utility' declaration is allowed", code="duplicate")
-        if not found:
-            return None
-        d = found[0]
-        if d.kind not in UTILITIES:
-            self.err(d.span, f"unknown utility {d.kind!r}", "a utility is one of: " + ", ".join(UTILITIES),
-                     code="utility")
-            return None
-        if (d.kind == "constant_sum") != (d.total is not None):
-            self.err(d.span, "constant_sum needs the returns' sum (utility constant_sum 1)" if d.total is None
-                     else f"{d.kind} takes no number; only constant_sum does", code="utility")
-            return None
-        return None if d.kind == "general_sum" else d
+        unconditional = None
+        for d in found:
+            if unconditional is not None:
+                self.err(d.span, "this 'utility' declaration is unreachable",
+                         f"the one at {unconditional.span} has no 'when' condition, so it applies to every game",
+                         "give that one a 'when' condition, or put this one before it", code="unreachable")
+            if d.kind not in UTILITIES:
+                self.err(d.span, f"unknown utility {d.kind!r}", "a utility is one of: " + ", ".join(UTILITIES),
+                         code="utility")
+            elif (d.kind == "constant_sum") != (d.total is not None):
+                self.err(d.span, "constant_sum needs the returns' sum (utility constant_sum 1)" if d.total is None
+                         else f"{d.kind} takes no number; only constant_sum does", code="utility")
+            if d.when is not None:
+                self.check_settings_condition(d.when, "a utility's condition",
+                                              "the condition says for which settings the declaration applies")
+            elif unconditional is None:
+                unconditional = d
+        return tuple(found)
+
+    def check_settings_condition(self, cond, what: str, says: str) -> None:
+        """A condition on options and num_players (`what`, `says`: its words in the diagnostics)."""
+        saved = self.allow_state
+        self.allow_state, self.settings_condition = False, (what, says)
+        self.expect_bool(cond)
+        self.allow_state, self.settings_condition = saved, None
 
     def single(self, kind, word):
         found = self.spec.of_kind(kind)
@@ -747,10 +765,8 @@ class TypeChecker(DocsChecks):
                 self.err(d.span, f"unknown status {d.status!r}: expected one of {', '.join(N.EXPECT_STATUSES)}",
                          *([close] if close.startswith("did you") else []), code="unknown-name")
             if d.when is not None:
-                saved = self.allow_state
-                self.allow_state, self.in_expect = False, True
-                self.expect_bool(d.when)
-                self.allow_state, self.in_expect = saved, False
+                self.check_settings_condition(d.when, "an expectation's condition",
+                                              "the condition says for which settings the status is expected")
             elif d.name in unconditional:
                 self.err(d.span, f"a second expectation for {d.name!r} without a condition",
                          f"the first is at {unconditional[d.name].span}",
@@ -1142,9 +1158,9 @@ class TypeChecker(DocsChecks):
             self.err(e.span, f"{e.name!r} is a definition: call it as {e.name}(...)")
             return None
         if sym.kind in ("var", "local") and not self.allow_state and sym.kind == "var":
-            if self.in_expect:
-                self.err(e.span, f"{e.name!r} is game state; an expectation's condition reads options and "
-                         "num_players only", "the condition says for which settings the status is expected",
+            if self.settings_condition is not None:
+                what, says = self.settings_condition
+                self.err(e.span, f"{e.name!r} is game state; {what} reads options and num_players only", says,
                          code="const-state")
             else:
                 self.err(e.span, f"{e.name!r} is game state; a constant or option cannot depend on it",
@@ -1212,8 +1228,8 @@ class TypeChecker(DocsChecks):
                 self.err(e.span, "score(player) takes one argument")
                 return None
             self.check_assignable(PlayerT(), self.infer(e.args[0], PlayerT()), e.args[0])
-            if self.in_expect:
-                self.err(e.span, "an expectation's condition reads options and num_players only, not scores",
+            if self.settings_condition is not None:
+                self.err(e.span, f"{self.settings_condition[0]} reads options and num_players only, not scores",
                          code="const-state")
             self.score_calls.append(e)
             return IntT(-UNBOUNDED, UNBOUNDED)
@@ -1221,9 +1237,9 @@ class TypeChecker(DocsChecks):
         if sym is not None and sym.kind == "def":
             sym.used = True
             d = sym.decl
-            reads = self.state_read_by(d) if self.in_expect else None
+            reads = self.state_read_by(d) if self.settings_condition is not None else None
             if reads is not None:
-                self.err(e.span, f"{e.func!r} reads {reads}, game state; an expectation's condition reads "
+                self.err(e.span, f"{e.func!r} reads {reads}, game state; {self.settings_condition[0]} reads "
                          "options and num_players only", code="const-state")
             if len(e.args) != len(d.params):
                 self.err(e.span, f"{e.func} takes {len(d.params)} argument(s), got {len(e.args)}")

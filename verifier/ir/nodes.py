@@ -424,11 +424,14 @@ class GameDecl(Node):
 
 @dataclass(frozen=True)
 class UtilityDecl(Node):
-    """`utility zero_sum | constant_sum N | general_sum | identical`: what every finished
-    game's returns satisfy (`total` is constant_sum's N)."""
+    """`utility zero_sum | constant_sum N | general_sum | identical [when COND]`: what every
+    finished game's returns satisfy (`total` is constant_sum's N). A spec may hold several; the
+    first whose `when` (a condition on options and num_players) holds for the game as loaded
+    applies, and none: general_sum."""
 
     kind: str
     total: int | None = None
+    when: Optional["Expr"] = None
     cites: Cites = ()
     span: Span = _span()
 
@@ -712,7 +715,7 @@ class DisplayDecl(Node):
 
 Decl = (GameDecl | PlayersDecl | OptionDecl | EnumDecl | RecordDecl | TypeDecl | GridDecl | ConstDecl
         | CatalogueDecl | VarDecl | DefDecl | FlowDecl | OutcomeDecl | InvariantDecl | ExampleDecl
-        | ExpectDecl | RulesDecl | DisplayDecl)
+        | ExpectDecl | RulesDecl | DisplayDecl | UtilityDecl)
 
 
 @dataclass(frozen=True)

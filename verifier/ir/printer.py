@@ -81,7 +81,8 @@ class Printer:
 
     def print_UtilityDecl(self, d: N.UtilityDecl) -> str:
         total = "" if d.total is None else f" {d.total}"
-        return f"utility {d.kind}{total}{self.cites(d.cites)}"
+        when = f" when {self.expr(d.when)}" if d.when is not None else ""
+        return f"utility {d.kind}{total}{when}{self.cites(d.cites)}"
 
     def print_OptionDecl(self, d: N.OptionDecl) -> str:
         finite = f" finite {self.expr(d.finite)}" if d.finite is not None else ""

@@ -506,6 +506,21 @@ def _same(a: SetVal, b: SetVal):
 
 # ====================================================================== the flow walk
 
+def applicable_utility(program: Program, n: int, options: dict) -> N.UtilityDecl | None:
+    """The first `utility` declaration whose `when` holds with n players and these options (the
+    engine's `_utility_of`); None: none applies (general_sum). The conditions read options and
+    num_players only, which are concrete here, so each is decided."""
+    for d in program.utilities:
+        if d.when is None:
+            return d
+        holds = z3.simplify(Encoder(program, n, options, {}).expr(d.when))
+        if is_true(holds):
+            return d
+        if not is_false(holds):
+            raise NotEncoded(f"{d.span}: the utility's condition is not decided by the options")
+    return None
+
+
 class FlowWalk(Exec):
     """Runs the flow from a decision point's continuation to the next decision point or the end.
 
@@ -533,10 +548,11 @@ class FlowWalk(Exec):
 
     def utility_obligations(self, out: StateVars, options: dict) -> list:
         """Where the flow ends, the engine checks the returns against the `utility` declaration
-        (`_check_utility`): the same check, as an obligation guarded by pc = -1."""
-        u = self.p.utility
+        that applies to the game as loaded (`_check_utility`): the same check, as an obligation
+        guarded by pc = -1."""
+        u = applicable_utility(self.p, self.n, options)
         ended = eq_leaf(self.fr.pc, num(-1))
-        if u is None or is_false(ended):
+        if u is None or u.kind == "general_sum" or is_false(ended):
             return []
         enc = Encoder(self.p, self.n, options, out)
         with enc._guard(ended):
