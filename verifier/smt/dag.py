@@ -142,10 +142,12 @@ class Dag:
 
     def leaves_of(self, bits: int) -> list[int]:
         """The leaf ids of a `support` bit set."""
-        out, k = [], 0
-        while bits:
-            if bits & 1:
-                out.append(self._leaf_of_bit[k])
-            bits >>= 1
-            k += 1
+        # one pass over the binary digits: shifting a bit set of thousands of bits one bit at a
+        # time is quadratic
+        digits = bin(bits)[:1:-1]
+        of_bit = self._leaf_of_bit
+        out, k = [], digits.find("1")
+        while k >= 0:
+            out.append(of_bit[k])
+            k = digits.find("1", k + 1)
         return out

@@ -151,17 +151,27 @@ class Spacer:
         cone.discard(sys.pc_leaf)
         moves = self._transitions()
         while True:
+            if self._late():  # the caller sees the time is up too, and solves nothing
+                return frozenset(cone)
             grown = set(cone)
             for _, tr, _ in moves:
-                writes = False
-                for k, leaf in enumerate(sys.leaves):
-                    if leaf in cone and tr.post[k] != leaf:
+                # the supports as one bit set per move, read back into leaves once (per written
+                # leaf, reading them cost minutes on a game of a few thousand leaves)
+                bits, writes = 0, False
+                for leaf in cone:
+                    k = sys.index[leaf]
+                    if tr.post[k] != leaf:
                         writes = True
-                        grown |= {x for x in dag.leaves_of(dag.support(tr.post[k])) if x in self._state_ids}
-                if control and writes and len(grown) <= CONE_LEAVES:
+                        bits |= dag.support(tr.post[k])
+                if not writes:
+                    continue
+                grown |= {x for x in dag.leaves_of(bits) if x in self._state_ids}
+                if control and len(grown) <= CONE_LEAVES:
                     # the move's conditions, and what decides where it leads (a loop's counter)
+                    bits = 0
                     for i in tr.pre + [c for _, c in tr.cases if c is not None]:
-                        grown |= {x for x in dag.leaves_of(dag.support(i)) if x in self._state_ids}
+                        bits |= dag.support(i)
+                    grown |= {x for x in dag.leaves_of(bits) if x in self._state_ids}
             grown.discard(sys.pc_leaf)
             if grown == cone:
                 return frozenset(cone)
