@@ -30,7 +30,7 @@ from ..encode import CTX, StateVars, and_all, bool_int, eq_leaf, int_range, ite,
 __all__ = ["Ranking", "RankingResult", "candidate_terms", "prove_ranking"]
 
 MAX_ENUM_ITEMS = 12  # an enumeration with more values is counted by its whole-number codes only
-SUM_QUERY_MS = 3000  # a term as a sum (summand by summand failed): one query's time-out
+SUM_QUERY_MS = 1000  # a term as a sum (summand by summand failed): one query's time-out
 
 
 @dataclass(frozen=True)
