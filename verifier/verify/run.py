@@ -33,6 +33,7 @@ from . import explore
 from .falsify import EXHAUSTIVE_SHARE, falsify
 from .invariants import RESTS_ON, prove_invariants, strengthen_checks
 from .length import max_length
+from .score_witness import extreme_games
 from .witness import failing_step, game_of_path
 
 __all__ = ["Result", "Report", "verify", "BUILTINS"]
@@ -192,6 +193,8 @@ INVARIANTS_SHARE = 0.6
 CHECK_SHARE = 0.4  # well_formed, then no_deadlock
 SEARCH_SHARE = 0.6  # directed search for what no proof settled
 DEEPER_SHARE = 0.7  # bounded model checking and k-induction, before termination and the score bounds
+WITNESS_SHARE = 0.2  # games with extreme scores, of the time left before the score bounds ...
+WITNESS_SHARE_OF_SEARCH = 0.25  # ... and at most this share of --search's seconds
 RANKING_SHARE = 0.5  # a ranking function, where loops have no measure and no endless game was found
 
 
@@ -472,9 +475,19 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         if wanted(name):
             add(name, BUILTINS[name], "")
 
-    # 6. score bounds, with witness games
+    # 6. score bounds, with witness games: random play's, then a beam search on each seat's score
     bounds = []
     if only is None:
+        if budget.falsify > 0:
+            seconds = WITNESS_SHARE_OF_SEARCH * budget.falsify
+            if left() is not None:
+                seconds = min(seconds, WITNESS_SHARE * left())
+            say("looking for games with extreme scores")
+            sign = {"low": -1, "high": 1}
+            for key, (value, history) in extreme_games(game, deadline=time.monotonic() + seconds, seed=n,
+                                                       max_steps=budget.max_steps).items():
+                if key not in best or sign[key[1]] * value > sign[key[1]] * best[key][0]:
+                    best[key] = (value, history)
         prover.deadline = deadline
         for b in prover.score_bounds():
             p = b["player"]

@@ -1,0 +1,90 @@
+"""Games that reach a seat's highest or lowest final score: the witnesses `verify` sets beside the
+proved score bounds.
+
+Random games rarely come near a seat's extremes (a Ramen Ink game scores under one point at
+random, where a careful player makes dozens), so the gap between the proved bound and the best
+game seen says more about the witnesses than about the bound. This is a beam search on the
+seat's score: from each state in the beam a few steps (every move when there are few; chance
+outcomes too, since any outcome can happen, a witness may pick them), keeping the states whose
+current score for the seat is best (ties at random); a finished game's final score is a witness.
+Every witness is an ordinary history, replayable with `rulebook play --replay`.
+"""
+from __future__ import annotations
+
+import random
+import time
+
+from ..engine.lib import RuleError
+from ..engine.runtime import CHANCE, SIMULTANEOUS, Game, GameState
+from .explore import apply_step, state_key
+
+__all__ = ["extreme_games"]
+
+WIDTH = 16  # states kept per depth in the first round (doubled each round)
+BRANCHING = 6  # steps tried from each state
+
+
+def _steps(state: GameState, rng: random.Random) -> list:
+    who = state.current_player()
+    if who == CHANCE:
+        options = [a for a, _ in state.chance_outcomes()]
+    elif who == SIMULTANEOUS:
+        legal = [state.legal_actions(p) for p in range(state.num_players())]
+        return [[rng.choice(options) for options in legal] for _ in range(BRANCHING)]
+    else:
+        options = state.legal_actions(who)
+    return options if len(options) <= BRANCHING else rng.sample(options, BRANCHING)
+
+
+def extreme_games(game: Game, *, deadline: float, seed: int, max_steps: int = 5000) -> dict:
+    """{(seat, "low" | "high"): (final score, history)} found by beam searches until `deadline`
+    (time.monotonic()); seats and directions take turns, so each gets a share."""
+    rng = random.Random(seed)
+    found: dict = {}
+    try:
+        seats = game.new_initial_state().num_players()
+    except RuleError:
+        return found
+    aims = [(p, aim) for p in range(seats) for aim in ("high", "low")]
+    width = WIDTH
+    while time.monotonic() < deadline:  # rounds of ever wider beams, while time is left
+        for k, (p, aim) in enumerate(aims):
+            share = max(0.0, deadline - time.monotonic()) / (len(aims) - k)
+            _beam(game, p, aim, rng, width, min(deadline, time.monotonic() + share), max_steps, found)
+        width *= 2
+    return found
+
+
+def _beam(game: Game, seat: int, aim: str, rng: random.Random, width: int, until: float, max_steps: int,
+          found: dict) -> None:
+    sign = 1 if aim == "high" else -1
+    try:
+        beam = [game.new_initial_state()]
+    except RuleError:
+        return
+    depth = 0
+    while beam and time.monotonic() < until and depth < max_steps:
+        depth += 1
+        scored, seen = [], set()
+        for state in beam:
+            for step in _steps(state, rng):
+                child = state.clone()
+                try:
+                    apply_step(child, step)
+                    scores = child.scores()
+                except RuleError:  # the searches report broken rules; a witness is a clean game
+                    continue
+                if child.is_terminal():
+                    value = scores[seat]
+                    best = found.get((seat, aim))
+                    if best is None or sign * value > sign * best[0]:
+                        found[(seat, aim)] = (value, list(child.history))
+                    continue
+                key = state_key(child)
+                if key not in seen:
+                    seen.add(key)
+                    scored.append((sign * scores[seat], rng.random(), child))
+            if time.monotonic() > until:
+                return
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        beam = [child for _, _, child in scored[:width]]
