@@ -618,6 +618,41 @@ def test_a_ranking_function_counts_how_far_pieces_are_from_an_edge():
     assert t.status == "violated" and t.method == "lasso", (t.status, t.reason)
 
 
+TAKE_OR_WAIT = '''
+game lex "Take or wait"
+players 2
+var tokens: 0..5 = 5
+var quiet: 0..3 = 0
+var turn: Player = 0
+flow {
+  while tokens > 0 {
+    choose turn {
+      move take() "takes a token" { tokens -= 1  quiet = 0 }
+      move wait() "waits" require patience "at most three waits in a row": quiet < 3 { quiet += 1 }
+    }
+    turn = next_player(turn)
+  }
+}
+outcome { score p: 0 }
+'''
+
+
+def test_a_lexicographic_ranking_ranks_the_steps_the_first_measure_leaves_alone():
+    """Taking decreases the tokens; waiting leaves them and uses up patience, which taking
+    restores: no sum of counts decreases on every step, the pair (tokens, waits left) does.
+    Without the patience rule, waiting can go on forever: the lasso search finds it."""
+    res, _ = run(TAKE_OR_WAIT, players=[2], games=0)
+    t = res["termination"]
+    assert t.status == "proved" and t.method == "ranking", (t.status, t.reason)
+    assert "every step decreases tokens - 0, or leaves it and decreases 3 - quiet" in t.reason
+    assert "within 24 steps" in t.reason  # (5 + 1) x (3 + 1) - 1 + the last step; the longest game has 20
+    endless = TAKE_OR_WAIT.replace('require patience "at most three waits in a row": quiet < 3 { quiet += 1 }',
+                                   '{ quiet = 0 }')
+    res, _ = run(endless, players=[2], games=0, budget={"falsify": 10})
+    t = res["termination"]
+    assert t.status == "violated" and t.method == "lasso", (t.status, t.reason)
+
+
 POKER = '''
 game kuhn "Kuhn poker"
 players 2

@@ -47,10 +47,13 @@ def extreme_games(game: Game, *, deadline: float, seed: int, max_steps: int = 50
         return found
     aims = [(p, aim) for p in range(seats) for aim in ("high", "low")]
     width = WIDTH
-    while time.monotonic() < deadline:  # rounds of ever wider beams, while time is left
+    while time.monotonic() < deadline:  # rounds of ever wider beams, while time is left ...
+        before = {key: value for key, (value, _) in found.items()}
         for k, (p, aim) in enumerate(aims):
             share = max(0.0, deadline - time.monotonic()) / (len(aims) - k)
             _beam(game, p, aim, rng, width, min(deadline, time.monotonic() + share), max_steps, found)
+        if width > WIDTH and {key: value for key, (value, _) in found.items()} == before:
+            break  # ... and while a wider beam still finds better games (a small game: at once)
         width *= 2
     return found
 

@@ -30,7 +30,8 @@ from ..encode import CTX, StateVars, and_all, bool_int, eq_leaf, int_range, ite,
 __all__ = ["Ranking", "RankingResult", "candidate_terms", "prove_ranking"]
 
 MAX_ENUM_ITEMS = 12  # an enumeration with more values is counted by its whole-number codes only
-SUM_QUERY_MS = 1000  # a term as a sum (summand by summand failed): one query's time-out
+SUM_QUERY_MS = 1000
+MAX_LEVELS = 3  # a lexicographic measure of at most this many sums  # a term as a sum (summand by summand failed): one query's time-out
 
 
 @dataclass(frozen=True)
@@ -177,58 +178,83 @@ class Ranking:
         def summed(k, post):
             return lift(operator.le, terms[k].at(post), terms[k].at(pre))
 
-        # 1. Houdini over "never increases", summand by summand (small queries); 2. every step
-        # decreases one kept term (they never increase: the sum then decreases). If a step does
-        # not, the terms a step only rearranges (a piece that moves) are tried again as sums.
-        everywhere = self._houdini(steps, assume, list(range(len(terms))), pointwise, "summand by summand")
-        keep, failed = everywhere, self._undecreasing(steps, assume, terms, everywhere, everywhere, pre)
-        if failed is not None:
-            rest = [k for k in range(len(terms)) if k not in everywhere]
-            more = self._houdini(steps, assume, rest, summed, "as sums")
-            if more:
-                keep = sorted(everywhere + more)
-                failed = self._undecreasing(steps, assume, terms, keep, everywhere, pre)
-        if failed is not None:
-            return RankingResult(False, failed, queries=self.queries)
-        changing = [k for k in keep if not _constant(terms[k], steps, pre)] or keep
-        # the measure at the concrete initial state bounds the steps (the kept terms that never
-        # change add the same amount before and after every step: they are left out); one term
-        # that every step decreases alone is a tighter bound, and a plainer measure to read
-        start = initial(prover.p, prover.n, prover.options).state
-        for k in sorted(changing, key=lambda k: _value(terms[k].at(start), terms[k].hi)):
-            try:
-                if self._undecreasing(steps, assume, terms, [k], everywhere, pre) is None:
-                    changing = [k]
-                    break
-            except Unsettled:  # out of time: the sum stands
-                break
-        text = " + ".join(terms[k].text for k in changing)
-        bound = _value(total([terms[k].at(start) for k in changing]), sum(terms[k].hi for k in changing))
-        return RankingResult(True, "", text, bound, self.queries)
+        # Per level: 1. Houdini over "never increases", summand by summand (small queries);
+        # 2. the steps that can leave every kept term as it is (they never increase: the others
+        # decrease their sum). If some can, the terms a step only rearranges (a piece that moves)
+        # are tried as sums; the steps that still can are the next level's, which ranks them alone
+        # (lexicographically: a capture decreases the pieces, a quiet move the moves left).
+        levels: list = []  # (kept terms, those kept summand by summand, the level's steps)
+        active = steps
+        for _level in range(MAX_LEVELS):
+            everywhere = self._houdini(active, assume, list(range(len(terms))), pointwise, "summand by summand")
+            keep = everywhere
+            staying = self._staying(active, assume, terms, keep, everywhere, pre)
+            if isinstance(staying, list) and staying:
+                rest = [k for k in range(len(terms)) if k not in everywhere]
+                more = self._houdini(active, assume, rest, summed, "as sums")
+                if more:
+                    keep = sorted(everywhere + more)
+                    staying = self._staying(active, assume, terms, keep, everywhere, pre)
+            if isinstance(staying, str):
+                return RankingResult(False, staying, queries=self.queries)
+            if not keep or all(_constant(terms[k], active, pre) for k in keep):
+                return RankingResult(False, "every count of the state can grow on some step", queries=self.queries)
+            levels.append((keep, everywhere, active))
+            if not staying:
+                return self._result(levels, terms, steps, assume, pre)
+            active = staying
+        d, alt, _ = active[0]
+        return RankingResult(False, f"the step {alt.label} (decision point at line "
+                             f"{prover.p.decisions[d].node.span.line}) can leave every count of the state that never "
+                             "grows as it is, from a state satisfying the proved invariants (it may be unreachable)",
+                             queries=self.queries)
 
-    def _undecreasing(self, steps, assume, terms, keep, pointwise, pre) -> str | None:
-        """Why some step may not decrease the kept terms' sum (None: every step does)."""
-        if not keep:
-            return "every count of the state can grow on some step"
+    def _result(self, levels: list, terms: list, steps: list, assume: list, pre) -> RankingResult:
+        """The measure as the report names it, and a bound on the steps: the measure at the
+        concrete initial state (the kept terms that never change are left out: they add the
+        same before and after every step); one term that every step decreases alone is a tighter
+        bound and a plainer measure. With several levels, the bound is their product."""
         prover = self.prover
+        start = initial(prover.p, prover.n, prover.options).state
+        texts, bound, earlier = [], 1, set()
+        for i, (keep, everywhere, active) in enumerate(levels):
+            # a level's steps leave the earlier levels' terms as they are: they are not repeated
+            changing = [k for k in keep if k not in earlier and not _constant(terms[k], active, pre)] or keep
+            earlier |= set(keep)
+            if len(levels) == 1:
+                for k in sorted(changing, key=lambda k: _value(terms[k].at(start), terms[k].hi)):
+                    try:
+                        if self._staying(steps, assume, terms, [k], everywhere, pre) == []:
+                            changing = [k]
+                            break
+                    except Unsettled:  # out of time: the sum stands
+                        break
+            texts.append(" + ".join(terms[k].text for k in changing))
+            most = sum(terms[k].hi for k in changing)
+            bound *= (_value(total([terms[k].at(start) for k in changing]), most) if i == 0 else most) + 1
+        text = texts[0] + "".join(f", or leaves it and decreases {t}" for t in texts[1:])
+        return RankingResult(True, "", text, bound - 1, self.queries)
+
+    def _staying(self, steps, assume, terms, keep, pointwise, pre):
+        """The steps that can leave every kept term as it is, each with that as a further
+        condition (the next level's steps), or why the solver could not tell."""
+        prover, out = self.prover, []
         for d, alt, cond in steps:
             prover.check_budget()
             post = alt.step.state
             self.progress(f"ranking: does {alt.label} decrease the measure")
-            same = [and_all([eq_leaf(a, b) for a, b in zip(terms[k].parts(pre), terms[k].parts(post))])
-                    if k in pointwise else eq_leaf(terms[k].at(post), terms[k].at(pre)) for k in keep]
+            same = and_all([and_all([eq_leaf(a, b) for a, b in zip(terms[k].parts(pre), terms[k].parts(post))])
+                            if k in pointwise else eq_leaf(terms[k].at(post), terms[k].at(pre)) for k in keep])
             sol = prover.solver()
             if any(k not in pointwise for k in keep):  # sums: short looks, split by the choices
                 sol.set("timeout", min(SUM_QUERY_MS, prover._call_ms()))
             sol.add(*assume, cond)
-            r = self._check_split(sol, and_all(same), tuple(alt.split))
-            if r == z3.sat:
-                return (f"the step {alt.label} (decision point at line {prover.p.decisions[d].node.span.line}) "
-                        "can leave every count of the state that never grows as it is, from a state satisfying "
-                        "the proved invariants (it may be unreachable)")
+            r = self._check_split(sol, same, tuple(alt.split))
             if r == z3.unknown:
                 return f"the solver gave up on the step {alt.label}"
-        return None
+            if r == z3.sat:
+                out.append((d, alt, and_all([cond, same])))
+        return out
 
     def _houdini(self, steps: list, assume: list, candidates: list, holds, how: str) -> list:
         """The candidates that `holds(k, successor)` on every step; where the solver gives up,
@@ -277,8 +303,11 @@ class Ranking:
                 model = sol.model()
                 keep = [k for k in keep if not z3.is_true(model.eval(grows[k], model_completion=True))]
                 continue
-            if not splits:
-                return None
+            if not splits:  # the disjunction is too hard: each candidate alone (dropping is sound)
+                if len(keep) == 1:
+                    return None
+                alone = [self._kept(sol, alt, [k], holds, ()) for k in keep]
+                return [k for k, kept in zip(keep, alone) if kept]
             leaf, lo, hi = splits[0]
             for v in range(lo, hi + 1):
                 sol.push()
