@@ -613,9 +613,7 @@ def test_a_ranking_function_counts_how_far_pieces_are_from_an_edge():
       }
       move advance''', 1)
     assert "move back" in back
-    res, _ = run(back, players=[2], games=0, budget={"falsify": 10})
-    t = res["termination"]
-    assert t.status == "violated" and t.method == "lasso", (t.status, t.reason)
+    assert_endless(back)
 
 
 TAKE_OR_WAIT = '''
@@ -648,7 +646,12 @@ def test_a_lexicographic_ranking_ranks_the_steps_the_first_measure_leaves_alone(
     assert "within 24 steps" in t.reason  # (5 + 1) x (3 + 1) - 1 + the last step; the longest game has 20
     endless = TAKE_OR_WAIT.replace('require patience "at most three waits in a row": quiet < 3 { quiet += 1 }',
                                    '{ quiet = 0 }')
-    res, _ = run(endless, players=[2], games=0, budget={"falsify": 10})
+    assert_endless(endless)
+
+
+def assert_endless(text: str) -> None:
+    """A planted edit that lets the game go on forever: no ranking function, and the lasso."""
+    res, _ = run(text, players=[2], games=0, budget={"falsify": 10})
     t = res["termination"]
     assert t.status == "violated" and t.method == "lasso", (t.status, t.reason)
 
