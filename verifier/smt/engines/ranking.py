@@ -1,19 +1,25 @@
-"""Termination by a ranking function read off the state's types: for a flow whose `while` loops
-have no measure, a sum of counts that every step of the game decreases.
+"""Termination by a ranking function read off the state's types, where the flow's loops have no
+measure (or their measures' checks are not proved): some count of the state that every step of
+the game decreases.
 
 The candidate terms are the state's own quantities, each in both directions, so that one that
 only grows counts too: a whole number's distance from either end of its range, how many items a
-set or a sequence holds (or lacks), and, over an array, how many entries hold each value of an
-enumeration or a boolean, or the sum of its whole numbers. Every term is at least 0 in every
-state within the declared ranges.
+set or a sequence holds (or lacks), over an array how many entries hold each value of an
+enumeration or a boolean, or the sum of its whole numbers, and over a board (an array over a
+grid) of an enumeration, how far each kind's pieces are from each edge. Every term is at least 0
+in every state within the declared ranges.
 
-The search is Houdini's over "never increases": a step (an alternative of the relation, its
-successor not the end) whose model increases a term drops it, until no step can increase any
-kept term. Then every step must strictly decrease the sum of the kept terms. If so, every game
-ends within (the sum's largest value + 1) steps, decisions and chance draws together.
+The search is Houdini's over "never increases" on every step (an alternative of the relation,
+its successor not the end): first summand by summand (small queries), then, for the terms a step
+only rearranges, as sums (asked briefly, then split by the move's choices). Then the steps that
+can leave every kept term as it is: none, and the kept terms' sum decreases on every step; some,
+and they are the next level's steps, ranked alone (a lexicographic measure, up to MAX_LEVELS
+sums). The bound on a game's steps is the measure at the concrete initial state (the product of
+the levels' ranges with several).
 
 The queries assume what every reachable state satisfies (the proved invariants and facts, as the
-run-time checks do) and that the step's run-time checks hold: the result rests on `well_formed`.
+run-time checks do) and the step's run-time checks, except the loops' measures: the result rests
+on `well_formed`, and assuming that a measure decreases would assume what is to be shown.
 """
 from __future__ import annotations
 
@@ -30,8 +36,8 @@ from ..encode import CTX, StateVars, and_all, bool_int, eq_leaf, int_range, ite,
 __all__ = ["Ranking", "RankingResult", "candidate_terms", "prove_ranking"]
 
 MAX_ENUM_ITEMS = 12  # an enumeration with more values is counted by its whole-number codes only
-SUM_QUERY_MS = 1000
-MAX_LEVELS = 3  # a lexicographic measure of at most this many sums  # a term as a sum (summand by summand failed): one query's time-out
+SUM_QUERY_MS = 1000  # a term as a sum (summand by summand failed): the first look's time-out, before splitting
+MAX_LEVELS = 3  # a lexicographic measure of at most this many sums
 
 
 @dataclass(frozen=True)
@@ -132,8 +138,10 @@ def _progress_terms(label: str, t: ArrayT, get: Callable) -> list[Term]:
         return []
     out = []
     for code, item in enumerate(elem.items):
-        for axis, size, position in (("row", g.rows, lambda i: i // g.cols), ("column", g.cols, lambda i: i % g.cols)):
-            for towards, weight in ((f"the first {axis}", position), (f"the last {axis}", lambda i, size=size, position=position: size - 1 - position(i))):
+        for axis, size, position in (("row", g.rows, lambda i: i // g.cols),
+                                     ("column", g.cols, lambda i: i % g.cols)):
+            for towards, weight in ((f"the first {axis}", position),
+                                    (f"the last {axis}", lambda i, size=size, position=position: size - 1 - position(i))):
                 weights = [weight(i) for i in range(g.rows * g.cols)]
                 if not any(weights):
                     continue
