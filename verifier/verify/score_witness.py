@@ -1,8 +1,8 @@
 """Games that reach a seat's highest or lowest final score: the witnesses `verify` sets beside the
 proved score bounds.
 
-Random games rarely come near a seat's extremes (a Ramen Ink game scores under one point at
-random, where a careful player makes dozens), so the gap between the proved bound and the best
+Random games rarely come near a seat's extremes (in a game where points are earned by careful
+placement, random play scores a fraction of what a careful player makes), so the gap between the proved bound and the best
 game seen says more about the witnesses than about the bound. This is a beam search on the
 seat's score: from each state in the beam a few steps (every move when there are few; chance
 outcomes too, since any outcome can happen, a witness may pick them), keeping the states whose
