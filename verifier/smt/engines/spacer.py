@@ -336,8 +336,15 @@ class Spacer:
         """Initiation, consecution over every rule, and the claim at every point: each an
         independent query (a fresh solver), so that a wrong Spacer answer is not a proof."""
         def valid(hyps: list, goal) -> bool:
+            # within the deadline too: one query per rule at the full time-out each overran a
+            # 60 s budget by 25 s (a check not finished in time is no proof)
+            ms = self.timeout_ms
+            if self.deadline is not None:
+                ms = min(ms, int(1000 * (self.deadline - time.perf_counter())))
+            if ms <= 0:
+                return False
             s = z3.Solver(ctx=CTX)
-            s.set("timeout", self.timeout_ms)
+            s.set("timeout", ms)
             s.add(*hyps, not_(goal))
             return s.check() == z3.unsat
         first = z3.substitute(invariant[self.sys.initial_pc], *zip(terms, init))
