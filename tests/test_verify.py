@@ -398,6 +398,28 @@ def test_ramen_literal_offer_runs_dry():
     replays(Engine(program), r)
 
 
+def test_goals_the_solver_gives_up_on_outside_a_move_are_unknown():
+    """k-induction and bounded paths ask their goals with no move (`alt` None); when the solver
+    gave up on several at once, the halving went on to read the missing move's splits and
+    crashed (Ramen, 2 players, --budget 900: "internal error" after 753 s). Each goal is now
+    `unknown`, with the solver's reason."""
+    from verifier.smt.prove import Prover
+    from verifier.smt.encode import z3
+
+    class GivesUp:
+        def check(self, *assumptions):
+            return z3.unknown
+
+        def reason_unknown(self):
+            return "timeout"
+
+    prover = Prover(program_of(COUNTING), 2, {}, 10)
+    failing: dict = {}
+    goals = {"a": z3.BoolVal(True, ctx=prover.rel.state.pc.ctx), "b": z3.BoolVal(True, ctx=prover.rel.state.pc.ctx)}
+    prover._houdini(GivesUp(), goals, failing, None, None, None, ())
+    assert failing == {"a": ("unknown", None, None, "timeout"), "b": ("unknown", None, None, "timeout")}
+
+
 def test_a_false_invariant_is_never_proved():
     """The proof side alone (no play): an invariant false in reachable states must not come out
     proved — this fails if the assumptions of the induction were contradictory (vacuous) or a

@@ -429,7 +429,8 @@ class Prover:
         asked again once per value of the first (a goal holds if it holds for each), splitting
         the next ones where the solver still gives up; else in halves, down to single goals
         (each then unknown)."""
-        splits = alt.split if splits is None else splits
+        if splits is None:
+            splits = alt.split if alt is not None else ()
         while goals:
             if deadline is not None and time.perf_counter() > deadline:
                 failing.update({name: ("unknown", d, alt, "out of time") for name in goals})
@@ -458,7 +459,7 @@ class Prover:
                     return
                 names = list(goals)  # too hard at once: halves, down to single goals
                 for part in (names[:len(names) // 2], names[len(names) // 2:]):
-                    self._houdini(sol, {k: goals[k] for k in part}, failing, d, alt, deadline)
+                    self._houdini(sol, {k: goals[k] for k in part}, failing, d, alt, deadline, splits)
                 return
             m = sol.model()
             refuted = [name for name, g in goals.items() if is_false(m.eval(g, model_completion=True))]
