@@ -238,6 +238,45 @@ def test_planted_deadlock_is_found():
     assert res["no_deadlock"].trace["history"] == [0, 0, 0]
 
 
+# Short games whose properties are true but not inductive: the values are drawn in a first loop
+# and read in a second, and no invariant says "every value drawn is at least 1" (the interval
+# facts give 0..3, the drawing loop's start). Followed to every game's end, they are proved.
+DRAWN = HEAD + '''
+var value: array[Player] of 0..3 = 0
+var seat: 0..2 = 0
+flow {
+  while seat < num_players decreases num_players - seat {
+    chance v from collect(m in 0..3 where 1 <= m)
+    value[seat] = v
+    seat += 1
+  }
+  seat = 0
+  while seat < num_players decreases num_players - seat {
+    choose seat {
+      MOVE
+    }
+    seat += 1
+  }
+}
+outcome { score p: moves }
+'''
+BID = 'move bid(b: 0..2) "bids {b}" require below "below the value": b < value[seat] { moves += b }'
+PASS = 'move pass() "passes" { moves += value[seat] - 1 }'
+
+
+@pytest.mark.parametrize("move, name", [(BID, "no_deadlock"), (PASS, "well_formed")])
+def test_a_short_game_is_followed_to_its_end(move, name):
+    text = DRAWN.replace("MOVE", move)
+    shallow, _ = run(text, players=[2], games=0, budget={"depth": 1})  # no game followed to its end
+    assert shallow[name].status == "unknown"
+    res, _ = run(text, players=[2], games=0)
+    assert res[name].status == "proved" and res[name].method == "bounded-complete to 4", res[name].reason
+    # planted: a value of 0 can be drawn; its holder has no bid, or passing takes `moves` below
+    # its range; found by the solver (no play)
+    res, _ = run(text.replace("where 1 <= m", "where 0 <= m"), players=[2], games=0)
+    assert res[name].status == "violated" and res[name].method == "bounded", (res[name].status, res[name].reason)
+
+
 def test_expected_violation_matches_and_missing_one_fails():
     text = DEADLOCK + 'expect no_deadlock violated "the planted deadlock"\n'
     res, report = run(text)

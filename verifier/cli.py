@@ -183,9 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--budget", type=positive_seconds, default=240.0, metavar="S",
                    help="seconds for one player count, every search and proof included (default 240); "
                         "what is not settled then is unknown")
-    v.add_argument("--depth", type=whole_number(0), default=30, metavar="N",
+    v.add_argument("--depth", type=whole_number(0), default=40, metavar="N",
                    help="bounded model checking unrolls every game to its end when the longest game is at "
-                        "most N steps (default 30): what holds on every path is then proved; longer games get "
+                        "most N steps (default 40): what holds on every path is then proved; longer games get "
                         "only the k-1 steps k-induction needs")
     v.add_argument("--k", type=whole_number(1), default=3, metavar="K",
                    help="the largest k for k-induction (default 3; 1 turns it off)")

@@ -35,7 +35,7 @@ from .dag import free_constants
 from .system import flatten_and
 from .unroll import Path, leaves, same_state
 
-__all__ = ["Prover", "Verdict"]
+__all__ = ["Prover", "Reached", "Verdict"]
 
 HINT_TIMEOUT_MS = 1500  # per solver call about frame facts (spec invariants get the full time-out)
 HINT_BUDGET_S = 20.0  # per alternative and round for frame facts; what is unsettled then is dropped
@@ -54,6 +54,16 @@ class Verdict:
     reason: str = ""
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
+
+
+@dataclass
+class Reached:
+    """What bounded model checking of bad states settled (`Prover.reach`)."""
+    kind: str  # "reached": a game reaches a bad state; "complete": none can, every game ends by `depth`; "open"
+    depth: int
+    model: object = None  # for "reached": s1..s_depth and the choices on the way
+    path: object = None
+    goal: object = None  # the `what` of the goal reached
 
 
 class Unsettled(Exception):
@@ -81,6 +91,10 @@ class Prover:
         self.proved: list[Candidate] | None = None
         self.dropped: dict[str, Verdict] = {}
         self.failed_checks: list = []  # (decision point, alternative, obligation, a legality check?)
+        # every check `obligations` did not prove (refuted or given up on), and whether it looked
+        # at every one: bounded model checking settles them on a short game (`reach`)
+        self.unproved_checks: list = []
+        self.checks_examined = False
         self.system = self.facts = None  # the engines' system and interval facts, once built
 
     # ------------------------------------------------------------ helpers
@@ -526,33 +540,62 @@ class Prover:
             v.seconds = time.perf_counter() - t0
         return out
 
-    def reach_failed_checks(self, max_depth: int):
-        """Bounded model checking of the run-time checks the induction could not prove
-        (`failed_checks`, from `obligations`): the first depth j at which a game from the initial
-        state reaches a state where one of them fails. Returns (j, model, path, check) — the model
-        gives s1..s_j, the check is (decision point, alternative, obligation, a legality check?) —
-        or None when none fails within max_depth or before every game has ended. Raises what
-        `check_budget` raises at the deadline."""
-        if not self.failed_checks:
-            return None
+    def reach(self, goals: list, max_depth: int) -> "Reached":
+        """Bounded model checking of bad states from the initial state: `goals` are (what, a
+        formula over the free state and free choices that holds in a bad state). Each depth j
+        asks every goal at the end of a j-step game; the first that is satisfiable is `reached`
+        (the model gives s1..s_j). When no game goes on past depth j and the solver settled every
+        goal up to it, the answer is `complete`: no reachable state is bad. Else `open`. Raises
+        what `check_budget` raises at the deadline."""
         init = initial(self.p, self.n, self.options)
         path = Path(self.rel, self.alternatives, self.check_budget)
         s0, snaps0 = path.state(0)
         sol = self.solver()
         sol.add(same_state(self.rel, s0, snaps0, init.state, init.snapshots))
+        gave_up = False
         for j in range(max_depth + 1):
             self.check_budget()
-            self.progress(f"bounded paths to a failing check: depth {j}")
+            self.progress(f"bounded paths to a bad state: depth {j}")
             if j:
                 sol.add(path.link(j - 1))
-            for check in self.failed_checks:
-                d, alt, o, legality = check
-                bad = and_all(self._at(d, alt) + ([] if legality else [alt.guard]) + [not_(o.cond)])
-                if sol.check(path.at(j, bad)) == z3.sat:
-                    return j, sol.model(), path, check
-            if sol.check(not_(eq_leaf(path.state(j)[0].pc, num(-1)))) != z3.sat:
-                return None  # every game has ended (or the solver gave up): nothing deeper
-        return None
+            for what, bad in goals:
+                r = sol.check(path.at(j, bad))
+                if r == z3.sat:
+                    return Reached("reached", j, sol.model(), path, what)
+                gave_up = gave_up or r == z3.unknown
+            r = sol.check(not_(eq_leaf(path.state(j)[0].pc, num(-1))))
+            if r == z3.unsat:
+                return Reached("open" if gave_up else "complete", j)
+            if r == z3.unknown:
+                return Reached("open", j)
+        return Reached("open", max_depth)
+
+    def reach_failed_checks(self, max_depth: int) -> "Reached":
+        """`reach` for the run-time checks `obligations` did not prove: a game to a state where
+        one fails (`goal` is (decision point, alternative, obligation, a legality check?)), or
+        `complete` — then, if `obligations` examined every check, `well_formed` holds."""
+        goals = [(check, and_all(self._at(check[0], check[1]) + ([] if check[3] else [check[1].guard])
+                                 + [not_(check[2].cond)]))
+                 for check in self.unproved_checks]
+        return self.reach(goals, max_depth) if goals else Reached("open", 0)
+
+    def deadlock_goals(self) -> list:
+        """(decision point, "a state at it where the mover has no legal move") for every player
+        decision point and mover (each player at a simultaneous node), for `reach`."""
+        p, n, s = self.p, self.n, self.rel.state
+        out = []
+        for d, info in enumerate(p.decisions):
+            if isinstance(info.node, N.Chance):
+                continue
+            movers = [s.cur] if isinstance(info.node, N.Choose) else [num(i) for i in range(n)]
+            for who in movers:
+                some = []
+                for mi in info.moves:
+                    params = fresh_params(p, mi, n, f"dl{d}")
+                    ok, _ = legal(p, n, self.options, s, mi, params, who)
+                    some.append(_some_values(ok, [params[q.name] for q in mi.move.params], mi.param_types, n))
+                out.append((d, and_all([self.rel.at_decision(d, s), not_(or_all(some))])))
+        return out
 
     def _bounded(self, path, claims: list, lemmas: list, max_depth: int, out: dict) -> tuple[int, bool]:
         """Bounded model checking (step 1 of `deepen`): (the depth checked, whether it is complete)."""
@@ -620,7 +663,7 @@ class Prover:
         assume = self._proved_assumptions()
         pool = None  # the assumptions split for slicing, once a check needs it
         failures, unknowns, count = [], [], 0
-        self.failed_checks = []
+        self.failed_checks, self.unproved_checks, self.checks_examined = [], [], False
         for d in self.decisions():
             self.progress(f"obligations at decision point {d}")
             for alt in self.alternatives(d):
@@ -659,6 +702,8 @@ class Prover:
                     (failures if kind == "sat" else unknowns).append((o.sentence, o.span, self._where(d, alt)))
                     if kind == "sat":  # for a stronger engine to try (`verify.invariants.strengthen_checks`)
                         self.failed_checks.append((d, alt, o, id(o) in pre_ids))
+                    self.unproved_checks.append((d, alt, o, id(o) in pre_ids))
+        self.checks_examined = True
         seconds = time.perf_counter() - t0
         if failures:
             f = failures[0]

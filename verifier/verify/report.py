@@ -63,16 +63,17 @@ def format_report(report: Report, traces: bool = True,
                                  if report.options else "")]
     table = rows(report)
     width = max([len(r["name"]) for r in table] + [8])
+    mwidth = max([len(r["method"]) for r in table] + [13])  # "bounded-complete to 29" is wider
     summed = any(len(row["players"]) > 1 for row in table)
     time_head = "Σ time" if summed else "time"
-    lines.append(f"  {'property':<{width}}  {'players':<7}  {'status':<9}  {'method':<13}  {time_head:>7}  expected")
+    lines.append(f"  {'property':<{width}}  {'players':<7}  {'status':<9}  {'method':<{mwidth}}  {time_head:>7}  expected")
     for row in table:
         r = row["result"]
         exp = "yes" if row["status"] == row["expected"] else f"NO (expected {row['expected']})"
         if row["expected"] != "proved" and row["status"] == row["expected"]:
             exp = f"yes ({row['expected']}, as the spec says)"
         lines.append(f"  {row['name']:<{width}}  {_players(row['players']):<7}  {MARK[row['status']]:<9}  "
-                     f"{row['method']:<13}  {row['seconds']:>6.1f}s  {exp}")
+                     f"{row['method']:<{mwidth}}  {row['seconds']:>6.1f}s  {exp}")
         detail = r.reason if row["status"] != "proved" or r.method in ("bounded", "ranking") else ""
         if detail:
             lines.append(f"  {'':<{width}}    {detail}")

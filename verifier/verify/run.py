@@ -145,7 +145,7 @@ class Budget:
     samples: int = 30  # playouts whose decision-point states propose frame facts
     timeout: float = 20.0  # seconds per solver call
     proof: float | None = 240.0  # seconds for all the proofs of one player count (None: no limit)
-    depth: int = 30  # transitions unrolled by bounded model checking (and at most the proved length)
+    depth: int = 40  # transitions unrolled by bounded model checking (and at most the proved length)
     k: int = 3  # the largest k tried by k-induction
     falsify: float = 60.0  # seconds of directed search (falsify.py) for what random play did not break
     # (none when `games` is 0: no play at all, what the solver finds alone)
@@ -349,9 +349,10 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     # search finds violations for less
     depth = bound + 1 if bound is not None and bound + 1 <= budget.depth else min(budget.k - 1, budget.depth)
     wf = verdicts.get(RESTS_ON)
-    if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.failed_checks \
+    if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.unproved_checks \
             and (left() is None or left() > 1):
         # a run-time check the induction could not prove: is a state where it fails reachable?
+        # (on a short game, the paths go to every game's end: none reached is a proof)
         prover.deadline = deadline
         t = time.perf_counter()
         with prover.stage(DEEPER_SHARE, "paths to a failing check"):
@@ -359,13 +360,42 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 reached = prover.reach_failed_checks(depth)
             except (Unsettled, OutOfTime):
                 reached = None
-        if reached is not None:
+        if reached is not None and reached.kind == "reached":
             found = _confirmed_check(game, program, reached)
             if found is not None:
                 take([found], "bounded", time.perf_counter() - t)
             else:
                 wf.reason += ("; bounded model checking reached a state where a check fails, but the engine "
                               "does not confirm it: an encoding fault, please report it")
+        elif reached is not None and reached.kind == "complete" and prover.checks_examined:
+            verdicts[RESTS_ON] = Verdict(
+                "proved", f"bounded-complete to {reached.depth}",
+                f"the {len(prover.unproved_checks)} run-time checks induction left open hold on every game (no "
+                f"game goes on past {reached.depth} steps); every other check is inductive",
+                wf.seconds + time.perf_counter() - t)
+    dl = verdicts.get("no_deadlock")
+    if bound is not None and bound + 1 <= budget.depth and "no_deadlock" not in violated and dl is not None \
+            and dl.status == "unknown" and (left() is None or left() > 1):
+        # a short game: every game is followed to its end, looking for a mover with no legal move
+        prover.deadline = deadline
+        t = time.perf_counter()
+        with prover.stage(DEEPER_SHARE, "paths to a deadlock"):
+            try:
+                reached = prover.reach(prover.deadlock_goals(), depth)
+            except (Unsettled, OutOfTime):
+                reached = None
+        if reached is not None and reached.kind == "reached":
+            found = _confirmed_deadlock(game, program, reached)
+            if found is not None:
+                take([found], "bounded", time.perf_counter() - t)
+            else:
+                dl.reason += ("; bounded model checking reached a state with no legal move, but the engine "
+                              "does not confirm it: an encoding fault, please report it")
+        elif reached is not None and reached.kind == "complete":
+            verdicts["no_deadlock"] = Verdict(
+                "proved", f"bounded-complete to {reached.depth}",
+                f"checked on every game: whoever must move has a legal move (no game goes on past "
+                f"{reached.depth} steps)", dl.seconds + time.perf_counter() - t, {"rests_on": [RESTS_ON]})
     if unsettled and (left() is None or left() > 1):
         prover.deadline = deadline
         with prover.stage(DEEPER_SHARE, "the deeper proofs"):
@@ -523,8 +553,8 @@ def _confirmed_check(game: Game, program: Program, reached) -> explore.Finding |
     """A failing run-time check that bounded model checking reached (`Prover.reach_failed_checks`),
     as the engine replays it: the game to that state and the step that breaks there, or None
     if the engine does not follow the path or no step there breaks."""
-    depth, model, path, (_d, _alt, obligation, _legality) = reached
-    history = game_of_path(game, program, path, model, depth)
+    (_d, _alt, obligation, _legality) = reached.goal
+    history = game_of_path(game, program, reached.path, reached.model, reached.depth)
     if history is None:
         return None
     broken = failing_step(game, history, str(obligation.span))
@@ -532,6 +562,19 @@ def _confirmed_check(game: Game, program: Program, reached) -> explore.Finding |
         return None
     step, text, exc = broken
     return explore.Finding(explore.RULE_ERROR, explore.RULE_ERROR, exc.plain, exc.where, history, step, text)
+
+
+def _confirmed_deadlock(game: Game, program: Program, reached) -> explore.Finding | None:
+    """A state with no legal move that bounded model checking reached (`Prover.reach` over
+    `deadlock_goals`), as the engine replays it: the game to that state, or None if the engine
+    does not follow the path or finds a legal move there."""
+    history = game_of_path(game, program, reached.path, reached.model, reached.depth)
+    if history is None:
+        return None
+    stuck = explore.choose_step(explore.replay_history(game, history), lambda who, options, weights: options[0])
+    if not isinstance(stuck, explore.Stuck) or stuck.kind != explore.DEADLOCK:
+        return None
+    return explore.Finding(explore.DEADLOCK, explore.DEADLOCK, stuck.message, stuck.where, history)
 
 
 def _monotonic(perf_deadline: float | None) -> float | None:
