@@ -348,6 +348,9 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     # game goes on), else only as deep as k-induction's base needs: deeper, the directed
     # search finds violations for less
     depth = bound + 1 if bound is not None and bound + 1 <= budget.depth else min(budget.k - 1, budget.depth)
+    # with no static bound (a `while` without a measure) the game may still be short: the paths
+    # for a failing check or a deadlock go to `--depth`, and stop where every game has ended
+    to_end = depth if bound is not None else budget.depth
     wf = verdicts.get(RESTS_ON)
     if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.unproved_checks \
             and (left() is None or left() > 1):
@@ -357,7 +360,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         t = time.perf_counter()
         with prover.stage(DEEPER_SHARE, "paths to a failing check"):
             try:
-                reached = prover.reach_failed_checks(depth)
+                reached = prover.reach_failed_checks(to_end)
             except (Unsettled, OutOfTime):
                 reached = None
         if reached is not None and reached.kind == "reached":
@@ -374,14 +377,14 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 f"game goes on past {reached.depth} steps); every other check is inductive",
                 wf.seconds + time.perf_counter() - t)
     dl = verdicts.get("no_deadlock")
-    if bound is not None and bound + 1 <= budget.depth and "no_deadlock" not in violated and dl is not None \
+    if (bound is None or bound + 1 <= budget.depth) and "no_deadlock" not in violated and dl is not None \
             and dl.status == "unknown" and (left() is None or left() > 1):
         # a short game: every game is followed to its end, looking for a mover with no legal move
         prover.deadline = deadline
         t = time.perf_counter()
         with prover.stage(DEEPER_SHARE, "paths to a deadlock"):
             try:
-                reached = prover.reach(prover.deadlock_goals(), depth)
+                reached = prover.reach(prover.deadlock_goals(), to_end)
             except (Unsettled, OutOfTime):
                 reached = None
         if reached is not None and reached.kind == "reached":
