@@ -337,11 +337,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
             if name != RESTS_ON and verdicts[name].status == "proved":
                 verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
 
-    # 3. what is still open: a longer directed search, then bounded model checking
-    if not hinted:
-        search_open()
-    unsettled = [name for name, v in verdicts.items() if name in spec_names and name not in violated
-                 and v.status == "unknown" and "decision" in v.details]
+    # 3. what is still open: a longer directed search, then bounded model checking (on a short
+    # game, the paths to every game's end come first: they settle for less what a search seeks)
     bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
         else None
     # paths that can reach every game's end (one step past the static bound confirms that no
@@ -351,54 +348,66 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     # with no static bound (a `while` without a measure) the game may still be short: the paths
     # for a failing check or a deadlock go to `--depth`, and stop where every game has ended
     to_end = depth if bound is not None else budget.depth
-    wf = verdicts.get(RESTS_ON)
-    if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.unproved_checks \
-            and (left() is None or left() > 1):
-        # a run-time check the induction could not prove: is a state where it fails reachable?
-        # (on a short game, the paths go to every game's end: none reached is a proof)
-        prover.deadline = deadline
-        t = time.perf_counter()
-        with prover.stage(DEEPER_SHARE, "paths to a failing check"):
-            try:
-                reached = prover.reach_failed_checks(to_end)
-            except (Unsettled, OutOfTime):
-                reached = None
-        if reached is not None and reached.kind == "reached":
-            found = _confirmed_check(game, program, reached)
-            if found is not None:
-                take([found], "bounded", time.perf_counter() - t)
-            else:
-                wf.reason += ("; bounded model checking reached a state where a check fails, but the engine "
-                              "does not confirm it: an encoding fault, please report it")
-        elif reached is not None and reached.kind == "complete" and prover.checks_examined:
-            verdicts[RESTS_ON] = Verdict(
-                "proved", f"bounded-complete to {reached.depth}",
-                f"the {len(prover.unproved_checks)} run-time checks induction left open hold on every game (no "
-                f"game goes on past {reached.depth} steps); every other check is inductive",
-                wf.seconds + time.perf_counter() - t)
-    dl = verdicts.get("no_deadlock")
-    if (bound is None or bound + 1 <= budget.depth) and "no_deadlock" not in violated and dl is not None \
-            and dl.status == "unknown" and (left() is None or left() > 1):
-        # a short game: every game is followed to its end, looking for a mover with no legal move
-        prover.deadline = deadline
-        t = time.perf_counter()
-        with prover.stage(DEEPER_SHARE, "paths to a deadlock"):
-            try:
-                reached = prover.reach(prover.deadlock_goals(), to_end)
-            except (Unsettled, OutOfTime):
-                reached = None
-        if reached is not None and reached.kind == "reached":
-            found = _confirmed_deadlock(game, program, reached)
-            if found is not None:
-                take([found], "bounded", time.perf_counter() - t)
-            else:
-                dl.reason += ("; bounded model checking reached a state with no legal move, but the engine "
-                              "does not confirm it: an encoding fault, please report it")
-        elif reached is not None and reached.kind == "complete":
-            verdicts["no_deadlock"] = Verdict(
-                "proved", f"bounded-complete to {reached.depth}",
-                f"checked on every game: whoever must move has a legal move (no game goes on past "
-                f"{reached.depth} steps)", dl.seconds + time.perf_counter() - t, {"rests_on": [RESTS_ON]})
+    short = bound is not None and bound + 1 <= budget.depth
+
+    def checks_and_deadlocks_on_paths() -> None:
+        wf = verdicts.get(RESTS_ON)
+        if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.unproved_checks \
+                and (left() is None or left() > 1):
+            # a run-time check the induction could not prove: is a state where it fails reachable?
+            # (on a short game, the paths go to every game's end: none reached is a proof)
+            prover.deadline = deadline
+            t = time.perf_counter()
+            with prover.stage(DEEPER_SHARE, "paths to a failing check"):
+                try:
+                    reached = prover.reach_failed_checks(to_end)
+                except (Unsettled, OutOfTime):
+                    reached = None
+            if reached is not None and reached.kind == "reached":
+                found = _confirmed_check(game, program, reached)
+                if found is not None:
+                    take([found], "bounded", time.perf_counter() - t)
+                else:
+                    wf.reason += ("; bounded model checking reached a state where a check fails, but the engine "
+                                  "does not confirm it: an encoding fault, please report it")
+            elif reached is not None and reached.kind == "complete" and prover.checks_examined:
+                verdicts[RESTS_ON] = Verdict(
+                    "proved", f"bounded-complete to {reached.depth}",
+                    f"the {len(prover.unproved_checks)} run-time checks induction left open hold on every game (no "
+                    f"game goes on past {reached.depth} steps); every other check is inductive",
+                    wf.seconds + time.perf_counter() - t)
+        dl = verdicts.get("no_deadlock")
+        if (bound is None or bound + 1 <= budget.depth) and "no_deadlock" not in violated and dl is not None \
+                and dl.status == "unknown" and (left() is None or left() > 1):
+            # a short game: every game is followed to its end, looking for a mover with no legal move
+            prover.deadline = deadline
+            t = time.perf_counter()
+            with prover.stage(DEEPER_SHARE, "paths to a deadlock"):
+                try:
+                    reached = prover.reach(prover.deadlock_goals(), to_end)
+                except (Unsettled, OutOfTime):
+                    reached = None
+            if reached is not None and reached.kind == "reached":
+                found = _confirmed_deadlock(game, program, reached)
+                if found is not None:
+                    take([found], "bounded", time.perf_counter() - t)
+                else:
+                    dl.reason += ("; bounded model checking reached a state with no legal move, but the engine "
+                                  "does not confirm it: an encoding fault, please report it")
+            elif reached is not None and reached.kind == "complete":
+                verdicts["no_deadlock"] = Verdict(
+                    "proved", f"bounded-complete to {reached.depth}",
+                    f"checked on every game: whoever must move has a legal move (no game goes on past "
+                    f"{reached.depth} steps)", dl.seconds + time.perf_counter() - t, {"rests_on": [RESTS_ON]})
+
+    if short:
+        checks_and_deadlocks_on_paths()
+    if not hinted:
+        search_open()
+    if not short:
+        checks_and_deadlocks_on_paths()
+    unsettled = [name for name, v in verdicts.items() if name in spec_names and name not in violated
+                 and v.status == "unknown" and "decision" in v.details]
     if unsettled and (left() is None or left() > 1):
         prover.deadline = deadline
         with prover.stage(DEEPER_SHARE, "the deeper proofs"):
