@@ -582,20 +582,29 @@ class Prover:
     def deadlock_goals(self) -> list:
         """(decision point, "a state at it where the mover has no legal move") for every player
         decision point and mover (each player at a simultaneous node), for `reach`."""
-        p, n, s = self.p, self.n, self.rel.state
+        p, s = self.p, self.rel.state
         out = []
         for d, info in enumerate(p.decisions):
             if isinstance(info.node, N.Chance):
                 continue
-            movers = [s.cur] if isinstance(info.node, N.Choose) else [num(i) for i in range(n)]
-            for who in movers:
-                some = []
-                for mi in info.moves:
-                    params = fresh_params(p, mi, n, f"dl{d}")
-                    ok, _ = legal(p, n, self.options, s, mi, params, who)
-                    some.append(_some_values(ok, [params[q.name] for q in mi.move.params], mi.param_types, n))
-                out.append((d, and_all([self.rel.at_decision(d, s), not_(or_all(some))])))
+            for who in self._movers(info):
+                out.append((d, and_all([self.rel.at_decision(d, s), not_(self._some_move_legal(d, info, who))])))
         return out
+
+    def _movers(self, info) -> list:
+        """Who must move at a player decision point: the current player, or every player at once."""
+        return [self.rel.state.cur] if isinstance(info.node, N.Choose) else [num(i) for i in range(self.n)]
+
+    def _some_move_legal(self, d: int, info, who):
+        """"Some move is legal for `who` at decision point d", over the free state: a disjunction
+        over the moves of "some parameter values make it legal" (`_some_values`)."""
+        p, n = self.p, self.n
+        some = []
+        for mi in info.moves:
+            params = fresh_params(p, mi, n, f"dl{d}")
+            ok, _ = legal(p, n, self.options, self.rel.state, mi, params, who)
+            some.append(_some_values(ok, [params[q.name] for q in mi.move.params], mi.param_types, n))
+        return or_all(some)
 
     def _bounded(self, path, claims: list, lemmas: list, max_depth: int, out: dict) -> tuple[int, bool]:
         """Bounded model checking (step 1 of `deepen`): (the depth checked, whether it is complete)."""
@@ -747,22 +756,16 @@ class Prover:
         disjunction over every value when there are few (`_some_values`), else a quantifier."""
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
-        p, n, s = self.p, self.n, self.rel.state
+        p, s = self.p, self.rel.state
         for d in self.decisions():
             info = p.decisions[d]
             if isinstance(info.node, N.Chance):
                 continue  # a chance node with nothing to draw is a run-time check (well_formed)
             self.progress(f"deadlock at decision point {d}")
             self.check_budget()
-            movers = [s.cur] if isinstance(info.node, N.Choose) else [num(i) for i in range(n)]
-            for who in movers:
-                some = []
-                for mi in info.moves:
-                    params = fresh_params(p, mi, n, f"dl{d}")
-                    ok, _ = legal(p, n, self.options, s, mi, params, who)
-                    some.append(_some_values(ok, [params[q.name] for q in mi.move.params], mi.param_types, n))
+            for who in self._movers(info):
                 sol = self.solver()
-                sol.add(*assume, self.rel.at_decision(d, s), not_(or_all(some)))
+                sol.add(*assume, self.rel.at_decision(d, s), not_(self._some_move_legal(d, info, who)))
                 r = sol.check()
                 if r == z3.sat:
                     return Verdict("unknown", "induction", f"at the decision point at line {info.node.span.line} a state "

@@ -350,19 +350,23 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     to_end = depth if bound is not None else budget.depth
     short = bound is not None and bound + 1 <= budget.depth
 
+    def on_paths(what: str, ask):
+        """`ask()` (a `Prover.reach`) within DEEPER_SHARE of the time left; None if cut short."""
+        prover.deadline = deadline
+        with prover.stage(DEEPER_SHARE, what):
+            try:
+                return ask()
+            except (Unsettled, OutOfTime):
+                return None
+
     def checks_and_deadlocks_on_paths() -> None:
         wf = verdicts.get(RESTS_ON)
         if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.unproved_checks \
                 and (left() is None or left() > 1):
             # a run-time check the induction could not prove: is a state where it fails reachable?
             # (on a short game, the paths go to every game's end: none reached is a proof)
-            prover.deadline = deadline
             t = time.perf_counter()
-            with prover.stage(DEEPER_SHARE, "paths to a failing check"):
-                try:
-                    reached = prover.reach_failed_checks(to_end)
-                except (Unsettled, OutOfTime):
-                    reached = None
+            reached = on_paths("paths to a failing check", lambda: prover.reach_failed_checks(to_end))
             if reached is not None and reached.kind == "reached":
                 found = _confirmed_check(game, program, reached)
                 if found is not None:
@@ -380,13 +384,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         if (bound is None or bound + 1 <= budget.depth) and "no_deadlock" not in violated and dl is not None \
                 and dl.status == "unknown" and (left() is None or left() > 1):
             # a short game: every game is followed to its end, looking for a mover with no legal move
-            prover.deadline = deadline
             t = time.perf_counter()
-            with prover.stage(DEEPER_SHARE, "paths to a deadlock"):
-                try:
-                    reached = prover.reach(prover.deadlock_goals(), to_end)
-                except (Unsettled, OutOfTime):
-                    reached = None
+            reached = on_paths("paths to a deadlock", lambda: prover.reach(prover.deadlock_goals(), to_end))
             if reached is not None and reached.kind == "reached":
                 found = _confirmed_deadlock(game, program, reached)
                 if found is not None:
