@@ -284,6 +284,21 @@ def test_a_short_game_is_followed_to_its_end(move, name, measured):
     assert res[name].status == "violated" and res[name].method == "bounded", (res[name].status, res[name].reason)
 
 
+def test_the_auctions_bid_invariant_guards_its_rule():
+    """spec/examples/first_sealed_auction.rules: `bid_below_value` is proved, and with it every
+    score is at least 0; with the bid's requirement dropped (a plausible rule edit) the solver
+    alone finds a game that breaks it."""
+    text = (EXAMPLES / "first_sealed_auction.rules").read_text(encoding="utf-8")
+    res, report = run(text, players=[2], games=0)
+    assert res["bid_below_value"].status == "proved"
+    assert [b["proved"][0] for b in report.score_bounds] == [0, 0]
+    edit = 'require below_value "a bid is below the bidder\'s value" @A-T1: b < value[seat]'
+    assert edit in text
+    res, _ = run(text.replace(edit, ""), players=[2], games=0)
+    r = res["bid_below_value"]
+    assert r.status == "violated" and r.method == "bounded", (r.status, r.reason)
+
+
 def test_expected_violation_matches_and_missing_one_fails():
     text = DEADLOCK + 'expect no_deadlock violated "the planted deadlock"\n'
     res, report = run(text)
