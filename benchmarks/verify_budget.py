@@ -32,6 +32,10 @@ CASES = [
     ("spec/ramen_ink.rules", ["--players", "2"], 30, 1, False),
     ("spec/ramen.rules", ["--players", "2,3", "--jobs", "2"], 30, 2, False),
     ("spec/wasabi.rules", ["--players", "3"], 30, 1, False),
+    # each ran past a 60 s budget (hex 91 s: a move's checks one by one; oware 77 s: paths to a
+    # failing check whose solver calls kept the time-out they were made with)
+    ("spec/examples/hex.rules", [], 60, 1, False),
+    ("spec/examples/oware.rules", [], 60, 1, False),
 ]
 
 

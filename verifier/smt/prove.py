@@ -31,7 +31,7 @@ from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation, at_pc, successor_cases
 from .transition import initial, legal, fresh_params
-from .dag import free_constants
+from .dag import Dag
 from .system import flatten_and
 from .unroll import Path, leaves, same_state
 
@@ -44,6 +44,7 @@ MAX_WIDE_RELATIONS = 12  # linear equalities over three or more quantities guess
 MAX_COEFFICIENT = 8  # ... each with coefficients at most this large
 GLANCE_MS = 1500  # the first query of a move's run-time checks, all together (`_glance`)
 SLICE_MS = 1000  # per sliced try of a run-time check not settled at a glance (`_sliced_holds`)
+MAX_BOUND_STEPS = 8  # plain-solver steps past a score bound Optimize gave too tight (`_confirmed_bound`)
 MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
 
 
@@ -559,10 +560,12 @@ class Prover:
             if j:
                 sol.add(path.link(j - 1))
             for what, bad in goals:
+                sol.set("timeout", self._call_ms())  # never past the deadline, which comes nearer
                 r = sol.check(path.at(j, bad))
                 if r == z3.sat:
                     return Reached("reached", j, sol.model(), path, what)
                 gave_up = gave_up or r == z3.unknown
+            sol.set("timeout", self._call_ms())
             r = sol.check(not_(eq_leaf(path.state(j)[0].pc, num(-1))))
             if r == z3.unsat:
                 return Reached("open" if gave_up else "complete", j)
@@ -739,6 +742,7 @@ class Prover:
         short time-out: what the slice does not settle quickly, the whole query asks."""
         if is_true(goal):
             return True
+        self.check_budget()  # one call per check: a move with many must not run past the budget
         wanted = pool.leaves_of(goal)
         keep = pool.sharing(wanted) + (pool.sharing(wanted, flatten_and(alt.guard)) if not legality else [])
         sol = z3.Solver(ctx=CTX)
@@ -799,19 +803,29 @@ class Prover:
                 r = opt.check()
                 val = (opt.lower if sense == "minimize" else opt.upper)(h) if r == z3.sat else None
                 bound = val.as_long() if hasattr(val, "as_long") else None
-                ends.append(bound if bound is not None and self._beyond_is_unreachable(assume, score, sense, bound)
-                            else None)
+                ends.append(self._confirmed_bound(assume, score, sense, bound) if bound is not None else None)
             out.append({"player": who, "low": ends[0], "high": ends[1]})
         return out
 
-    def _beyond_is_unreachable(self, assume: list, score, sense: str, bound: int) -> bool:
-        """Optimize interrupted by its time-out may still answer `sat` with the best value found
-        so far (seen under load: 9 for a true maximum of 10), so a bound is claimed only once a
-        plain solver shows that no final state satisfying the proved invariants goes beyond it."""
+    def _confirmed_bound(self, assume: list, score, sense: str, bound: int) -> int | None:
+        """`bound` moved out until a plain solver shows that no final state satisfying the proved
+        invariants goes beyond it; None if the solver gives up. Optimize's answer alone is not
+        trusted: it has answered `sat` with a maximum of 9 where 10 is reachable (seen in CI, and
+        in one run of three in a fresh process, with no time-out near)."""
         sol = z3.Solver(ctx=CTX)
-        sol.set("timeout", self._call_ms())
-        sol.add(*assume, eq_leaf(self.rel.state.pc, num(-1)), score < bound if sense == "minimize" else score > bound)
-        return sol.check() == z3.unsat
+        sol.add(*assume, eq_leaf(self.rel.state.pc, num(-1)))
+        for _ in range(MAX_BOUND_STEPS):
+            sol.set("timeout", self._call_ms())
+            r = sol.check(score < bound if sense == "minimize" else score > bound)
+            if r == z3.unsat:
+                return bound
+            if r != z3.sat:
+                return None
+            value = sol.model().eval(score, model_completion=True)
+            if not hasattr(value, "as_long"):
+                return None
+            bound = value.as_long()  # a final state beyond the old bound: the new candidate
+        return None
 
 
 def _line(a: list, b: list) -> tuple[int, int, int] | None:
@@ -927,16 +941,18 @@ class _Indexed:
 
 
 class _Pool:
-    """Assumptions split into conjuncts, each with the leaves it reads (z3 ids), for slicing."""
+    """Assumptions split into conjuncts, each with the leaves it reads, for slicing. The leaves
+    are bit sets of a `Dag` of everything read so far: a move's checks share most of their terms,
+    and a walk of each check from scratch took 50 s of hex's `well_formed` (past its budget)."""
 
     def __init__(self, assumptions: list):
+        self.dag = Dag()
         self.parts = [(c, self.leaves_of(c)) for a in assumptions for c in flatten_and(a)]
 
-    @staticmethod
-    def leaves_of(term) -> frozenset:
-        return frozenset(c.get_id() for c in free_constants([term]))
+    def leaves_of(self, term) -> int:
+        return self.dag.support(self.dag.add(term))
 
-    def sharing(self, wanted: frozenset, extra: list | None = None) -> list:
+    def sharing(self, wanted: int, extra: list | None = None) -> list:
         """The conjuncts (of the pool, or of `extra`) that read one of the `wanted` leaves."""
         parts = self.parts if extra is None else [(c, self.leaves_of(c)) for c in extra]
         return [c for c, leaves in parts if leaves & wanted]
