@@ -359,45 +359,45 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
             except (Unsettled, OutOfTime):
                 return None
 
+    def settle_on_paths(name: str, bad: str, ask, confirm, proved_because, details: dict,
+                        may_prove: bool = True) -> None:
+        """`name`, still unknown, from bounded paths (`ask`): a state the engine confirms
+        (`confirm`) is a violation; none on any game to its end is a proof (if `may_prove`)."""
+        v = verdicts[name]
+        t = time.perf_counter()
+        reached = on_paths(f"paths to {bad}", ask)
+        if reached is not None and reached.kind == "reached":
+            found = confirm(game, program, reached)
+            if found is not None:
+                take([found], "bounded", time.perf_counter() - t)
+            else:
+                v.reason += (f"; bounded model checking reached {bad}, but the engine does not confirm it: an "
+                             "encoding fault, please report it")
+        elif reached is not None and reached.kind == "complete" and may_prove:
+            verdicts[name] = Verdict("proved", f"bounded-complete to {reached.depth}", proved_because(reached.depth),
+                                     v.seconds + time.perf_counter() - t, details)
+
     def checks_and_deadlocks_on_paths() -> None:
         wf = verdicts.get(RESTS_ON)
         if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.unproved_checks \
                 and (left() is None or left() > 1):
             # a run-time check the induction could not prove: is a state where it fails reachable?
-            # (on a short game, the paths go to every game's end: none reached is a proof)
-            t = time.perf_counter()
-            reached = on_paths("paths to a failing check", lambda: prover.reach_failed_checks(to_end))
-            if reached is not None and reached.kind == "reached":
-                found = _confirmed_check(game, program, reached)
-                if found is not None:
-                    take([found], "bounded", time.perf_counter() - t)
-                else:
-                    wf.reason += ("; bounded model checking reached a state where a check fails, but the engine "
-                                  "does not confirm it: an encoding fault, please report it")
-            elif reached is not None and reached.kind == "complete" and prover.checks_examined:
-                verdicts[RESTS_ON] = Verdict(
-                    "proved", f"bounded-complete to {reached.depth}",
-                    f"the {len(prover.unproved_checks)} run-time checks induction left open hold on every game (no "
-                    f"game goes on past {reached.depth} steps); every other check is inductive",
-                    wf.seconds + time.perf_counter() - t)
+            # (on a short game, the paths go to every game's end: none reached is a proof, provided
+            # `obligations` looked at every check)
+            settle_on_paths(
+                RESTS_ON, "a failing check", lambda: prover.reach_failed_checks(to_end), _confirmed_check,
+                lambda depth: f"the {len(prover.unproved_checks)} run-time checks induction left open hold on "
+                              f"every game (no game goes on past {depth} steps); every other check is inductive",
+                {}, may_prove=prover.checks_examined)
         dl = verdicts.get("no_deadlock")
         if (bound is None or bound + 1 <= budget.depth) and "no_deadlock" not in violated and dl is not None \
                 and dl.status == "unknown" and (left() is None or left() > 1):
             # a short game: every game is followed to its end, looking for a mover with no legal move
-            t = time.perf_counter()
-            reached = on_paths("paths to a deadlock", lambda: prover.reach(prover.deadlock_goals(), to_end))
-            if reached is not None and reached.kind == "reached":
-                found = _confirmed_deadlock(game, program, reached)
-                if found is not None:
-                    take([found], "bounded", time.perf_counter() - t)
-                else:
-                    dl.reason += ("; bounded model checking reached a state with no legal move, but the engine "
-                                  "does not confirm it: an encoding fault, please report it")
-            elif reached is not None and reached.kind == "complete":
-                verdicts["no_deadlock"] = Verdict(
-                    "proved", f"bounded-complete to {reached.depth}",
-                    f"checked on every game: whoever must move has a legal move (no game goes on past "
-                    f"{reached.depth} steps)", dl.seconds + time.perf_counter() - t, {"rests_on": [RESTS_ON]})
+            settle_on_paths(
+                "no_deadlock", "a state with no legal move", lambda: prover.reach(prover.deadlock_goals(), to_end),
+                _confirmed_deadlock,
+                lambda depth: f"checked on every game: whoever must move has a legal move (no game goes on "
+                              f"past {depth} steps)", {"rests_on": [RESTS_ON]})
 
     if short:
         checks_and_deadlocks_on_paths()
