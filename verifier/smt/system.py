@@ -44,6 +44,7 @@ class Transition:
     post_terms: list = field(default_factory=list)  # z3 terms of `post`
     case_terms: dict = field(default_factory=dict)  # v -> z3 term of "the successor's pc is v"
     renaming: list = field(default_factory=list)  # [(pre leaf term, post term)] where they differ
+    written: int = 0  # the support bits of the leaves in `renaming`: a formula reading none is kept as is
 
 
 def flatten_and(term) -> list:
@@ -139,6 +140,9 @@ class System:
                                 case_terms=case_terms,
                                 renaming=[(a, b) for a, b, i, j in zip(self.leaf_terms, post_terms, self.leaves, post)
                                           if i != j])
+                for i, j in zip(self.leaves, post):
+                    if i != j:
+                        tr.written |= dag.support(i)
                 tr.legality_obligations = [dag.add(o.cond) for o in alt.pre]
                 tr.step_obligations = [dag.add(o.cond) for o in alt.step.obligations]
                 support = 0

@@ -4,7 +4,8 @@ A claim (a spec invariant, or an auxiliary fact) is split into its *instances*: 
 of its formula over the free state (`all(p in players: all(x in D: ...))` is one instance
 per player and item of D). Houdini: every live instance is assumed before a move and must hold after
 it, for every feasible move of every reachable decision point (the interval analysis says which
-are feasible and reachable); instances some move can break are dropped until nothing is — what
+are feasible and reachable; a move is asked once for all the decision points its successor may
+stop at, see `_cases`); instances some move can break are dropped until nothing is — what
 is left is inductive together, hence true in every reachable state. A claim is proved when all
 its instances are left.
 
@@ -67,6 +68,7 @@ class Induction:
         self._fact_terms: dict = {}
         self._post: dict = {}
         self._answers: dict = {}
+        self._joint_cases: dict = {}
         self.queries = 0
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
@@ -116,23 +118,46 @@ class Induction:
         return self.sys.transitions(d)
 
     def _cases(self, tr) -> list:
+        """The successors' decision points a move is asked for: all of them in one query (a
+        tuple), which settles in one answer what one query per decision point settles in
+        several (Ramen, 2 players: 420 queries and 36 s against 770 and 132 s); one by one only
+        where the joint query is not settled (`_check`), or where the successor's `pc` has no
+        literal cases (None)."""
         out = []
         for v, _ in tr.cases:
             if v is not None and self.facts is not None and self.facts.complete and self.facts.states.get(v) is None:
                 continue  # the move cannot lead there from a reachable state
             out.append(v)
+        if len(out) > 1 and None not in out:
+            return [tuple(out)]
         return out
+
+    def _case_term(self, tr, v):
+        """"The successor is at v" (v a decision point, or a tuple: at one of them); None when
+        that says nothing (every successor the move has)."""
+        if not isinstance(v, tuple):
+            return tr.case_terms.get(v)
+        if len(v) == len(tr.cases):
+            return None
+        key = (id(tr), v)
+        term = self._joint_cases.get(key)
+        if term is None:
+            term = self._joint_cases[key] = z3.Or(*[tr.case_terms[w] for w in v])
+        return term
 
     # ------------------------------------------------------------ the fixpoint
     def run(self, claims: list[Claim], lemmas: list | None = None) -> dict[str, Outcome]:
-        """Each claim first alone (its own instances, the interval facts and `lemmas`: formulas
-        already proved), then those some move broke from a state satisfying them — not those
-        the solver gave up on: more to assume is not easier — again, assuming everything the
-        first pass proved (the instances that survived are inductive, whether or not their
-        whole claim did)."""
+        """Each claim first on its own instances, assuming the interval facts, `lemmas` (formulas
+        already proved) and the instances the claims before it left (inductive, whether or not
+        their whole claim was: a claim that rests on an earlier one — one card per kind in a
+        bowl, on "a bowl not started is empty" — is proved in its first pass). Then those some
+        move broke from a state satisfying them — not those the solver gave up on: more to
+        assume is not easier — again, assuming everything the first pass proved."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
+        known = list(lemmas)
+        seen = {f.get_id() for f in known}
         final = self.deadline
         for i, c in enumerate(claims):
             # each claim its fair share of the time left (one share kept for the second pass): a
@@ -140,11 +165,13 @@ class Induction:
             if final is not None:
                 self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(claims) - i + 1)
             try:
-                out, alive = self._houdini([c], lemmas)
+                out, alive = self._houdini([c], known)
             finally:
                 self.deadline = final
             results[c.name] = out[c.name]
             proved[c.name] = alive
+            known += [f for f in alive if f.get_id() not in seen]
+            seen |= {f.get_id() for f in alive}
         retry = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
         if retry and len(claims) > 1:
             others = [f for name, alive in proved.items() for f in alive]
@@ -205,7 +232,9 @@ class Induction:
         k = (id(tr), key)
         p = self._post.get(k)
         if p is None:
-            p = self._post[k] = z3.substitute(f, *tr.renaming) if tr.renaming else f
+            # most moves write nothing an instance reads: no substitution (a walk of the term)
+            reads = self.sys.dag.support(key) & tr.written
+            p = self._post[k] = z3.substitute(f, *tr.renaming) if reads else f
         return p
 
     def _batch(self, d, tr, v, live, given, support, dropped) -> set:
@@ -234,7 +263,7 @@ class Induction:
         conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
         every = z3.And(*[post for _, post in changed])
         # a glance only: when it is not quick, the instances one by one are quicker
-        r, _ = self._ask(d, bits, conds, formulas, tr.case_terms.get(v), every, [], (), BATCH_MS)
+        r, _ = self._ask(d, bits, conds, formulas, self._case_term(tr, v), every, [], (), BATCH_MS)
         if r != z3.unsat:
             return set()
         self.batched += 1
@@ -259,7 +288,23 @@ class Induction:
         return conds, hyps, [live.get(k, given.get(k)) for k in hyps], bits
 
     def _check(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
-        """None if the instance holds after the move (to decision point v); else why not."""
+        """None if the instance holds after the move (to decision point v, or to any of a tuple
+        of them: when that joint query is not settled, each is asked on its own)."""
+        out = self._check_case(d, tr, v, key, f, live, given, support, dropped)
+        if out is None or out.kind != "unknown" or not isinstance(v, tuple):
+            return out
+        used: frozenset = frozenset()
+        for w in v:
+            one = self._check_case(d, tr, w, key, f, live, given, support, dropped)
+            if one is not None:
+                return one
+            answer = self._answers.get((id(tr), w, key))  # none: the move leaves what it reads
+            if answer is not None:
+                used |= answer.used
+        self._answers[(id(tr), v, key)] = _Query(used)
+        return None
+
+    def _check_case(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             return Outcome(False, "time", d, tr.label, "the time budget ran out")
         post = self._post_of(tr, key, f)
@@ -270,8 +315,8 @@ class Induction:
         if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
             return None
         dag = self.sys.dag
+        case = self._case_term(tr, v)
         target = dag.support(dag.add(post))
-        case = tr.case_terms.get(v)
         assumable = [k for k in list(live) + list(given) if k not in dropped]
         conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
         r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split)

@@ -1,0 +1,117 @@
+"""How the engines take a move whose successor may stop at several decision points.
+
+- The sliced induction (`verifier/smt/engines/induction.py`) asks it once for all of them; only
+  when that joint query is not settled is each decision point asked on its own.
+- The interval analysis (`verifier/smt/engines/intervals.py`) evaluates a cheap move once per
+  successor (narrowed by where it goes), a costly one once for all.
+
+Shown on an inline spec whose `step` move either stays in its loop or leaves it for a last
+decision.
+"""
+from __future__ import annotations
+
+from verifier.frontend import check_text
+from verifier.smt.encode import Encoder
+from verifier.smt.engines.induction import Claim, Induction, Outcome, instances_of
+from verifier.smt.engines.intervals import analyse
+from verifier.smt.prove import Prover
+from verifier.smt.system import System
+
+FORK = '''
+game fork "Fork"
+players 1
+var count: 0..20 = 0
+var twin: 0..20 = 0
+flow {
+  while count < 6 decreases 6 - count {
+    choose 0 {
+      move step() "steps" { count += 1  twin += 1 }
+      move wait() "waits" { }
+    }
+  }
+  choose 0 { move finish() "finishes" { } }
+}
+outcome { score p: twin }
+invariant same "twin keeps count's pace": twin == count
+invariant low "twin stays below 6 (false: the loop reaches 6)": twin <= 5
+'''
+
+
+def setting():
+    program, diags = check_text(FORK, "fork.rules")
+    assert program is not None, [d.message for d in diags]
+    prover = Prover(program, 1, {}, 10)
+    system = System(prover.rel)
+    return program, prover, system, analyse(system, None)
+
+
+def claim(program, prover, name: str) -> Claim:
+    inv = next(i for i in program.invariants if i.name == name)
+    return Claim(name, inv, instances_of(Encoder(program, prover.n, {}, prover.rel.state).invariant(inv)))
+
+
+def step_transition(system):
+    return next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("step"))
+
+
+def test_a_move_with_two_successors_is_asked_once():
+    program, prover, system, facts = setting()
+    assert len([v for v, _ in step_transition(system).cases if v is not None]) == 2  # the loop, or the last choice
+    asked = []
+    ind = Induction(system, facts, timeout=10)
+    check = ind._check_case
+    ind._check_case = lambda d, tr, v, *rest: asked.append((tr.label, v)) or check(d, tr, v, *rest)
+    assert ind.run([claim(program, prover, "same")])["same"].proved
+    steps = [v for label, v in asked if label.startswith("step")]
+    assert steps and all(isinstance(v, tuple) and len(v) == 2 for v in steps)
+
+
+def test_a_joint_query_not_settled_is_asked_per_successor():
+    program, prover, system, facts = setting()
+    ind = Induction(system, facts, timeout=10)
+    check = ind._check_case
+    asked = []
+
+    def give_up_on_joint(d, tr, v, *rest):
+        asked.append(v)
+        if isinstance(v, tuple):
+            return Outcome(False, "unknown", d, tr.label, "planted: the solver gave up")
+        return check(d, tr, v, *rest)
+
+    ind._check_case = give_up_on_joint
+    assert ind.run([claim(program, prover, "same")])["same"].proved
+    singles = [v for v in asked if not isinstance(v, tuple)]
+    assert len(set(singles)) >= 2  # each successor on its own
+
+
+def test_a_false_claim_is_refuted_by_the_joint_query():
+    program, prover, system, facts = setting()
+    out = Induction(system, facts, timeout=10).run([claim(program, prover, "low")])["low"]
+    assert not out.proved and out.kind == "sat" and out.move.startswith("step")
+
+
+def count_at_finish(system, facts) -> tuple:
+    finish = next(tr.decision for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("finish"))
+    leaf = next(x for x in system.leaves if str(system.dag.term[x]).startswith("count"))
+    return facts.states[finish][leaf]
+
+
+def test_a_cheap_move_is_evaluated_per_successor():
+    """The interval analysis narrows a move's successor by where it goes: `step` reaches the last
+    choice only when count becomes 6."""
+    _, _, system, facts = setting()
+    assert count_at_finish(system, facts) == (6, 6)
+
+
+def test_a_costly_move_is_evaluated_once_for_all_successors(monkeypatch):
+    """A move that used up its narrowings is evaluated once for all its successors: wider, but
+    still containing every reachable value (here 6, the only one)."""
+    from verifier.smt.engines import intervals
+    monkeypatch.setattr(intervals, "MAX_ENVS", 0)  # every move counts as costly
+    shared = []
+    post = intervals.Intervals._post
+    monkeypatch.setattr(intervals.Intervals, "_post",
+                        lambda self, tr, env, together=None: shared.append(together is not None) or post(self, tr, env, together))
+    _, _, system, _ = setting()
+    lo, hi = count_at_finish(system, intervals.analyse(system, None))
+    assert any(shared) and lo <= 6 <= hi and (lo, hi) != (6, 6)
