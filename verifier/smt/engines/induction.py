@@ -120,7 +120,7 @@ class Induction:
     def _cases(self, tr) -> list:
         """The successors' decision points a move is asked for: all of them in one query (a
         tuple), which settles in one answer what one query per decision point settles in
-        several (Ramen, 2 players: 420 queries and 36 s against 770 and 132 s); one by one only
+        several (on a seed game 420 queries and 36 s against 770 and 132 s); one by one only
         where the joint query is not settled (`_check`), or where the successor's `pc` has no
         literal cases (None)."""
         out = []
@@ -149,8 +149,8 @@ class Induction:
     def run(self, claims: list[Claim], lemmas: list | None = None) -> dict[str, Outcome]:
         """Each claim first on its own instances, assuming the interval facts, `lemmas` (formulas
         already proved) and the instances the claims before it left (inductive, whether or not
-        their whole claim was: a claim that rests on an earlier one — one card per kind in a
-        bowl, on "a bowl not started is empty" — is proved in its first pass). Then those some
+        their whole claim was: a claim that rests on an earlier one — "at most one of each kind
+        in a slot", on "a slot not yet opened is empty" — is proved in its first pass). Then those some
         move broke from a state satisfying them — not those the solver gave up on: more to
         assume is not easier — again, assuming everything the first pass proved."""
         lemmas = list(lemmas or [])
