@@ -3,7 +3,8 @@
 - The sliced induction (`verifier/smt/engines/induction.py`) asks it once for all of them; only
   when that joint query is not settled is each decision point asked on its own.
 - The interval analysis (`verifier/smt/engines/intervals.py`) evaluates a cheap move once per
-  successor (narrowed by where it goes), a costly one once for all.
+  successor (narrowed by where it goes), a costly one once for all; and a move again only when
+  a leaf it reads has grown.
 
 Shown on an inline spec whose `step` move either stays in its loop or leaves it for a last
 decision.
@@ -116,3 +117,47 @@ def test_a_costly_move_is_evaluated_once_for_all_successors(monkeypatch):
     _, _, system, _ = setting()
     lo, hi = count_at_finish(system, intervals.analyse(system, None))
     assert any(shared) and lo <= 6 <= hi and (lo, hi) != (6, 6)
+
+
+RELAY = '''
+game relay "Relay"
+players 1
+var count: 0..20 = 0
+flow {
+  while count < 6 decreases 6 - count {
+    choose 0 { move note() "notes" { } }
+    choose 0 { move step() "steps" { count += 1 } }
+  }
+}
+outcome { score p: count }
+'''
+
+
+def evaluations(monkeypatch, reuse: bool) -> tuple:
+    """(moves evaluated, by label; the intervals at every decision point) of the analysis of RELAY,
+    with or without reusing a move's outcome when nothing it reads has grown."""
+    from verifier.smt.engines import intervals
+    program, diags = check_text(RELAY, "relay.rules")
+    assert program is not None, [d.message for d in diags]
+    system = System(Prover(program, 1, {}, 10).rel)
+    labels = []
+    evaluate = intervals.Intervals._evaluate
+    monkeypatch.setattr(intervals.Intervals, "_evaluate",
+                        lambda self, tr, here: labels.append(tr.label.split(" ")[0]) or evaluate(self, tr, here))
+    if not reuse:  # every move counts as reading every leaf
+        monkeypatch.setattr(intervals.Intervals, "_reads", lambda self, tr: -1)
+    facts = intervals.analyse(system, None)
+    return labels, {d: None if e is None else dict(e) for d, e in facts.states.items()}
+
+
+def test_a_move_is_evaluated_again_only_when_what_it_reads_grew(monkeypatch):
+    """`note` reads nothing that grows (count passes through it, and its successor is the next
+    choice whatever count is): evaluated once, its outcome then reused with count's new interval,
+    giving the same intervals as evaluating it at every growth; `step` reads count (the loop's
+    test follows it) and is evaluated at every growth."""
+    reused, facts = evaluations(monkeypatch, reuse=True)
+    monkeypatch.undo()
+    every, facts_every = evaluations(monkeypatch, reuse=False)
+    assert facts == facts_every
+    assert reused.count("note") == 1 < every.count("note")
+    assert reused.count("step") == every.count("step") > 1
