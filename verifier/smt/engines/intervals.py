@@ -560,19 +560,15 @@ class Intervals:
             for leaf in moved:
                 bits |= s.dag.support(leaf)
             if not bits & self._reads(tr):
+                if outcome is not None and moved:
+                    renew = [(s.index[leaf], self._cut(s.index[leaf], here[leaf])) for leaf in moved
+                             if tr.post[s.index[leaf]] == leaf]
+                    outcome = [(targets, [*post]) for targets, post in outcome]
+                    for _, post in outcome:
+                        for k, v in renew:
+                            post[k] = v
                 self._last[key] = (dict(here), outcome)
-                if outcome is None or not moved:
-                    return outcome
-                renew = [(s.index[leaf], self._cut(s.index[leaf], here[leaf])) for leaf in moved
-                         if leaf in s.index and tr.post[s.index[leaf]] == leaf]
-                fresh = []
-                for targets, post in outcome:
-                    post = list(post)
-                    for k, v in renew:
-                        post[k] = v
-                    fresh.append((targets, post))
-                self._last[key] = (dict(here), fresh)
-                return fresh
+                return outcome
         outcome = self._evaluate(tr, here)
         self._last[key] = (dict(here), outcome)
         return outcome
