@@ -109,10 +109,41 @@ STATES_PER_SEED = 2
 ACTIONS = 5
 
 
+# An `if` around a decision point, in a loop, whose two other branches both go on: a walk that
+# runs what follows each branch on its own forks 2^items times (`FlowWalk._fork`).
+JOINS_TEXT = r'''
+game joins "Ifs whose sides meet again"
+players 2..2
+var flags: array[0..5] of bool = false
+var hits: 0..100 = 0
+var misses: 0..100 = 0
+var picks: 0..100 = 0
+var rounds: 0..9 = 0
+var turn: Player = 0
+flow {
+  while rounds < 4 {
+    rounds += 1
+    choose turn {
+      move flip(i: 0..5) "flip {i}" { flags[i] = not flags[i] }
+      move wait() "wait" { }
+    }
+    for i in 0..5 {
+      if flags[i] { hits += 1 }
+      elif hits > misses + i { misses += 1 }
+      else { choose turn { move pick() "pick" { picks += i } } }
+    }
+  }
+}
+outcome { score p: hits - misses + picks }
+'''
+
+
 @functools.lru_cache(maxsize=None)
 def engine(spec: str):
     if spec == "stmts":
         return engine_from_text(STMTS_TEXT, "smt_stmts.rules")
+    if spec == "joins":
+        return engine_from_text(JOINS_TEXT, "smt_joins.rules")
     return engine_for(PATHS[spec])
 
 
@@ -359,6 +390,43 @@ def test_symbolic_successor_pinned_agrees(config):
     bad, checked = symbolic_agreement(config, free_snapshots=True)
     assert checked >= 2
     assert not bad, "\n".join(bad[:10])
+
+
+@pytest.mark.parametrize("join_ifs", [True, False], ids=["joined", "apart"])
+def test_ifs_whose_sides_meet_agree_with_the_engine(monkeypatch, join_ifs):
+    """JOINS_TEXT's successors from a free state (its loop positions the engine's: free, the
+    walk would unroll the loop without end), pinned to engine states, are the engine's: with
+    the sides of each `if` meeting at its end, and apart."""
+    monkeypatch.setattr(T.FlowWalk, "JOIN_IFS", join_ifs)
+    bad, checked = symbolic_agreement(("joins", 2, {}), seeds=range(12), actions=3)
+    assert checked >= 20
+    assert not bad, "\n".join(bad[:10])
+
+
+def walk_tasks(monkeypatch, join_ifs: bool) -> int:
+    """The tasks the flow walk runs for the `flip` move of JOINS_TEXT from a free state."""
+    program = engine("joins").program
+    monkeypatch.setattr(T.FlowWalk, "JOIN_IFS", join_ifs)
+    walks = []
+    init = T.FlowWalk.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        walks.append(self)
+    monkeypatch.setattr(T.FlowWalk, "__init__", record)
+    sym = StateVars(program, 2, {}, 0)
+    flip = next(m for m in program.moves if m.move.name == "flip")
+    successor(program, 2, {}, sym, flip.decision, flip, {"i": num(0)}, T.fresh_snapshots(program, 2), player=num(0))
+    return sum(w.tasks for w in walks)
+
+
+def test_what_follows_an_if_runs_once_where_its_sides_meet(monkeypatch):
+    """The two branches of an `if` that go on meet at its end, and what follows runs once on
+    their merged frames: the walk is linear in the loop's items, not exponential (the successors
+    themselves are checked against the engine by `test_ifs_whose_sides_meet_agree_with_the_engine`)."""
+    joined = walk_tasks(monkeypatch, True)
+    apart = walk_tasks(monkeypatch, False)
+    assert joined * 8 < apart, (joined, apart)
 
 
 # ---------------------------------------------------------------------- planted mutations

@@ -122,6 +122,11 @@ class MeasureReset:
     loop: object
 
 
+class _Multiply(Exception):
+    """What follows an `if`, run on one side's frame, met another fork both of whose sides go
+    on: run on its own, it would multiply (see `FlowWalk._fork`)."""
+
+
 class Stop(Exception):
     """The flow walk reached a decision point or the end (the frame is final)."""
 
@@ -533,11 +538,13 @@ class FlowWalk(Exec):
 
     MAX_FORKS = 256      # forks of one walk (a symbolic loop around a decision point unrolls this far)
     MAX_TASKS = 200_000  # tasks of one walk (a literal loop that never reaches a decision point)
+    JOIN_IFS = True      # the sides of an `if` meet at its end (False: each runs on to its own stop)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.forks = 0
         self.tasks = 0
+        self.on_its_own = False  # walking what follows an `if` on one side's frame (`_fork`)
 
     def step(self, options: dict) -> "Step":
         """The walk's final frame as a successor."""
@@ -577,114 +584,191 @@ class FlowWalk(Exec):
         self.fr.pc = num(-1)
         raise Stop
 
-    def fork(self, c, yes: list, no: list) -> None:
+    def walk(self, stack: list) -> None:
+        """Run tasks until every path has stopped at a decision point or the end; the frame is then
+        final (the stopped frames merged by the conditions of the forks that separated them)."""
+        live, stopped = self._walk(stack, 0)
+        if live is not None and stopped is not None:  # some paths ran off the end of the flow
+            self.fr = merge(live, self.fr, stopped)
+        elif live is None:
+            self.fr = stopped
+
+    def _fork(self, c, yes: list, no: list, join: int, base: int, rest: list, enter=None) -> tuple:
+        """Each side of a symbolic condition walked until its stack is back to `join` items (the
+        `if`'s end; `rest` is the stack there). When both sides get there, what follows runs
+        on each side's frame on its own (to `base`, the enclosing walk's join), unless it meets
+        another such fork: then it runs once, on the two frames merged. On its own, its terms
+        have no merge inside, which the interval analysis reads faster; but a round of a card
+        game forking at every turn would run the rest of the round 2^turns times.
+        As `_walk`: (the condition under which the frame in `self.fr` got to where the walk
+        stands, or None; the frame of the paths that stopped, or None), then the condition of
+        those (all relative to here), and where the walk stands (`join` or `base`)."""
         self.forks += 1
         if self.forks > self.MAX_FORKS:
             raise NotEncoded(f"the flow walk forked {self.MAX_FORKS} times before reaching decision points")
         saved = self.fr
-        finals = []
+        sides = []
         for g, stack in ((c, yes), (not_(c), no)):
             self.fr = saved.copy()
             with self.guarded(g):
-                self.walk(stack)
-            finals.append(self.fr)
-        self.fr = merge(c, finals[0], finals[1])
+                if enter is not None and g is c:
+                    enter()
+                live, stopped = self._walk(stack, join)
+            sides.append([live, self.fr, stopped])
+        at = join
+        if join > base and all(side[0] is not None for side in sides):
+            if self.on_its_own:
+                raise _Multiply
+            enc, mark = self.enc, (len(self.enc.obligations), set(self.enc._seen), self.forks, self.tasks)
+            self.on_its_own = True
+            try:
+                sides = [self._go_on(g, *side, list(rest), base) for g, side in zip((c, not_(c)), sides)]
+                at = base
+            except _Multiply:  # run it once, merged
+                del enc.obligations[mark[0]:]
+                enc._seen, self.forks, self.tasks = mark[1], mark[2], mark[3]
+            finally:
+                self.on_its_own = False
+        (ly, fy, sy), (ln, fn, sn) = sides
+        if ly is not None and ln is not None:
+            self.fr = merge(c, fy, fn)
+        elif ly is not None or ln is not None:
+            self.fr = fy if ly is not None else fn
+        live = None
+        if ly is not None or ln is not None:
+            live = or_(and_(c, FALSE if ly is None else ly), and_(not_(c), FALSE if ln is None else ln))
+        if sy is not None and sn is not None:
+            stopped = merge(c, sy, sn)
+        else:
+            stopped = sy if sy is not None else sn
+        return live, stopped, or_(and_(c, self._stops(ly, sy)), and_(not_(c), self._stops(ln, sn))), at
 
-    def walk(self, stack: list) -> None:
-        """Run tasks until a decision point or the end (the frame is then final)."""
-        try:
-            self._walk(stack)
-        except Stop:
-            pass
-
-    def _walk(self, stack: list) -> None:
-        while stack:
-            self.tasks += 1
-            if self.tasks > self.MAX_TASKS:
-                raise NotEncoded(f"the flow ran {self.MAX_TASKS} steps without reaching a decision point")
-            task = stack.pop()
-            kind = task[0]
-            if kind == "stmts":
-                _, stmts, i = task
-                if i >= len(stmts):
-                    continue
-                st = stmts[i]
-                stack.append(("stmts", stmts, i + 1))
-                if isinstance(st, N.End):
-                    self.fr.pc = num(-1)
-                    return
-                if not self.walks(st):
-                    self.stmt(st)
-                    continue
-                if isinstance(st, (N.Choose, N.Simultaneous, N.Chance)):
-                    self.decision(st)
-                    return
-                if isinstance(st, N.If):
-                    stack.append(("if", st, 0))
-                elif isinstance(st, N.While):
-                    self.measure_enter(st)
-                    stack.append(("loop", st))
-                elif isinstance(st, N.For):
-                    self.snapshot(st)
-                    stack.append(("loop", st))
-                else:
-                    raise NotImplementedError(f"decision inside {type(st).__name__}")
-            elif kind == "if":
-                _, st, k = task
-                if k < len(st.branches):
-                    cond, body = st.branches[k]
-                    yes, no = stack + [("stmts", body.stmts, 0)], stack + [("if", st, k + 1)]
-                elif st.orelse is not None:
-                    stack.append(("stmts", st.orelse.stmts, 0))
-                    continue
-                else:
-                    continue
-                if self.branch_on(self.expr(cond), yes, no, stack):
-                    return
+    def _go_on(self, g, live, frame, stopped, stack: list, base: int) -> list:
+        """A side of a fork (its condition `g`; live under `live` with `frame` at the join, its
+        stopped paths' frame `stopped`) walked on from the join to `base` on its own."""
+        self.fr = frame.copy()  # the walk writes into its frame: `frame` is kept, should this be undone
+        with self.guarded(g), self.guarded(live):
+            more_live, more_stopped = self._walk(stack, base)
+        if more_stopped is not None:
+            if stopped is None:
+                stopped = more_stopped
             else:
-                st = task[1]
-                if isinstance(st, N.While):
-                    c = self.expr(st.cond)
-                    yes = stack + [task, ("stmts", st.body.stmts, 0)]
-                    no = list(stack)
-                    if st.decreases is not None:
-                        yes.append(("stmts", (MeasureCheck(st),), 0))
-                        no.append(("stmts", (MeasureReset(st),), 0))
-                    if self.branch_on(c, yes, no, stack):
-                        return
-                    continue
-                key = self._snap_keys[id(st)][0]
-                items, j = self.fr.snaps[key]
-                c = lift(operator.lt, j, items.length)
-                if is_false(c):
-                    continue
-                if is_true(c):
-                    self.next_item(st, key)
-                    stack += [task, ("stmts", st.body.stmts, 0)]
-                    continue
-                self.forks += 1
-                if self.forks > self.MAX_FORKS:
-                    raise NotEncoded(f"the flow walk forked {self.MAX_FORKS} times before reaching decision points")
-                saved = self.fr
-                self.fr = saved.copy()
-                with self.guarded(c):
-                    self.next_item(st, key)
-                    self.walk(stack + [task, ("stmts", st.body.stmts, 0)])
-                taken = self.fr
-                self.fr = saved.copy()
-                with self.guarded(not_(c)):
-                    self.walk(list(stack))
-                self.fr = merge(c, taken, self.fr)
-                return
+                stopped = merge(self._stops(live, stopped), stopped, more_stopped)
+        return [None if more_live is None else and_(live, more_live), self.fr, stopped]
 
-    def branch_on(self, c, yes: list, no: list, stack: list) -> bool:
-        """Continue with `yes` or `no` by a condition: in place when it is a literal (False
-        returned), else fork the rest of the walk (True: the walk is complete)."""
-        if is_true(c) or is_false(c):
-            stack[:] = yes if is_true(c) else no
-            return False
-        self.fork(c, yes, no)
-        return True
+    @staticmethod
+    def _stops(live, stopped):
+        """The condition of a side's stopped paths (relative to the side): what is not live."""
+        return FALSE if stopped is None else TRUE if live is None else not_(live)
+
+    def _walk(self, stack: list, base: int) -> tuple:
+        """Run tasks until the stack is back to `base` items (the join of a fork) or every path
+        has stopped at a decision point or the end: (the condition under which the frame in
+        `self.fr` got to the join, None if none did; the frame of the paths that stopped, None
+        if none did), relative to the walk's start."""
+        extra: list = []  # the conditions of going on past each fork some paths stopped at
+        chain: list = []  # (condition, frame) of those stops, each relative to the forks before it
+        path = self.enc.path
+
+        def stopped():
+            if not chain:
+                return None
+            fr = chain[-1][1]
+            for cond, f in reversed(chain[:-1]):
+                fr = merge(cond, f, fr)
+            return fr
+
+        try:
+            while len(stack) > base:
+                self.tasks += 1
+                if self.tasks > self.MAX_TASKS:
+                    raise NotEncoded(f"the flow ran {self.MAX_TASKS} steps without reaching a decision point")
+                task = stack.pop()
+                kind = task[0]
+                if kind == "stmts":
+                    _, stmts, i = task
+                    if i >= len(stmts):
+                        continue
+                    st = stmts[i]
+                    stack.append(("stmts", stmts, i + 1))
+                    if isinstance(st, N.End):
+                        self.fr.pc = num(-1)
+                        chain.append((TRUE, self.fr))
+                        return None, stopped()
+                    if not self.walks(st):
+                        self.stmt(st)
+                        continue
+                    if isinstance(st, (N.Choose, N.Simultaneous, N.Chance)):
+                        self.decision(st)
+                        chain.append((TRUE, self.fr))
+                        return None, stopped()
+                    if isinstance(st, N.If):
+                        stack.append(("if", st, 0))
+                    elif isinstance(st, N.While):
+                        self.measure_enter(st)
+                        stack.append(("loop", st))
+                    elif isinstance(st, N.For):
+                        self.snapshot(st)
+                        stack.append(("loop", st))
+                    else:
+                        raise NotImplementedError(f"decision inside {type(st).__name__}")
+                    continue
+                if kind == "if":
+                    _, st, k = task
+                    if k < len(st.branches):
+                        cond, body = st.branches[k]
+                        c = self.expr(cond)
+                        yes, no = stack + [("stmts", body.stmts, 0)], stack + [("if", st, k + 1)]
+                        if is_true(c) or is_false(c):
+                            stack[:] = yes if is_true(c) else no
+                            continue
+                        join = len(stack) if self.JOIN_IFS else base  # the `if`'s end: what follows it
+                        live, fork_stopped, stop, at = self._fork(c, yes, no, join, base, stack)
+                        del stack[at:]
+                    elif st.orelse is not None:
+                        stack.append(("stmts", st.orelse.stmts, 0))
+                        continue
+                    else:
+                        continue
+                else:
+                    st = task[1]
+                    enter = None
+                    if isinstance(st, N.While):
+                        c = self.expr(st.cond)
+                        yes = stack + [task, ("stmts", st.body.stmts, 0)]
+                        no = list(stack)
+                        if st.decreases is not None:
+                            yes.append(("stmts", (MeasureCheck(st),), 0))
+                            no.append(("stmts", (MeasureReset(st),), 0))
+                    else:
+                        key = self._snap_keys[id(st)][0]
+                        items, j = self.fr.snaps[key]
+                        c = lift(operator.lt, j, items.length)
+                        yes, no = stack + [task, ("stmts", st.body.stmts, 0)], list(stack)
+                        if is_true(c):
+                            self.next_item(st, key)
+                        elif not is_false(c):
+                            enter = lambda st=st, key=key: self.next_item(st, key)  # noqa: E731
+                    if is_true(c) or is_false(c):
+                        stack[:] = yes if is_true(c) else no
+                        continue
+                    # a loop's two sides (another iteration, or out) meet only at this walk's join
+                    live, fork_stopped, stop, _ = self._fork(c, yes, no, base, base, stack, enter)
+                    del stack[base:]
+                if fork_stopped is not None:
+                    chain.append((stop, fork_stopped))
+                if live is None:
+                    return None, stopped()
+                if not is_true(live):
+                    extra.append(live)
+                    path.append(live)
+            return and_all(extra), stopped()
+        except Stop:
+            chain.append((TRUE, self.fr))
+            return None, stopped()
+        finally:
+            for _ in extra:
+                path.pop()
 
     def next_item(self, st, key) -> None:
         items, j = self.fr.snaps[key]
