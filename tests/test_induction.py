@@ -161,3 +161,54 @@ def test_a_move_is_evaluated_again_only_when_what_it_reads_grew(monkeypatch):
     assert facts == facts_every
     assert reused.count("note") == 1 < every.count("note")
     assert reused.count("step") == every.count("step") > 1
+
+
+# A claim that rests on a later one: `at_most_one` holds only because a shelf not yet opened is
+# empty (`unopened_empty`, listed after it). Alone, every one of its instances has a
+# counterexample to induction.
+SHELVES = '''
+game shelves "Shelves"
+players 1
+var opened: 0..8 = 0
+var held: array[0..7] of 0..5 = 0
+flow {
+  while opened < 8 {
+    choose 0 {
+      move put(b: 0..7) "puts into {b}"
+        require fits "an empty opened shelf, or the next one": (b < opened and held[b] == 0) or b == opened
+      {
+        held[b] += 1
+        if b == opened { opened += 1 }
+      }
+    }
+  }
+}
+outcome { score p: opened }
+invariant at_most_one "a shelf holds at most one": all(b in 0..7: held[b] <= 1)
+invariant unopened_empty "a shelf not yet opened is empty": all(b in 0..7 where b >= opened: held[b] == 0)
+'''
+
+
+def shelves_run(monkeypatch, give_up: bool) -> tuple:
+    program, diags = check_text(SHELVES, "shelves.rules")
+    assert program is not None, [d.message for d in diags]
+    prover = Prover(program, 1, {}, 10)
+    system = System(prover.rel)
+    houdini = Induction._houdini
+    if not give_up:
+        monkeypatch.setattr(Induction, "_houdini", lambda self, cs, lemmas, give_up_at_sat=False: houdini(self, cs, lemmas))
+    ind = Induction(system, analyse(system, None))
+    claims = [claim(program, prover, "at_most_one"), claim(program, prover, "unopened_empty")]
+    results = ind.run(claims, [])
+    monkeypatch.undo()
+    return {name: r.proved for name, r in results.items()}, ind.queries
+
+
+def test_a_claim_a_move_breaks_is_left_at_its_first_counterexample(monkeypatch):
+    """The first pass leaves `at_most_one` at its first counterexample to induction instead of
+    refuting its eight instances one by one; the second pass proves it with `unopened_empty`."""
+    proved, queries = shelves_run(monkeypatch, give_up=True)
+    assert proved == {"at_most_one": True, "unopened_empty": True}
+    proved_slow, queries_slow = shelves_run(monkeypatch, give_up=False)
+    assert proved_slow == proved
+    assert queries + 5 <= queries_slow, (queries, queries_slow)

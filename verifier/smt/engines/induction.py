@@ -150,9 +150,10 @@ class Induction:
         """Each claim first on its own instances, assuming the interval facts, `lemmas` (formulas
         already proved) and the instances the claims before it left (inductive, whether or not
         their whole claim was: a claim that rests on an earlier one — "at most one of each kind
-        in a slot", on "a slot not yet opened is empty" — is proved in its first pass). Then those some
-        move broke from a state satisfying them — not those the solver gave up on: more to
-        assume is not easier — again, assuming everything the first pass proved."""
+        in a slot", on "a slot not yet opened is empty" — is proved in its first pass; one that
+        a move breaks there is left at the first counterexample). Then those some move broke
+        from a state satisfying them — not those the solver gave up on: more to assume is not
+        easier — again, together, assuming everything the first pass proved."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
@@ -165,7 +166,7 @@ class Induction:
             if final is not None:
                 self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(claims) - i + 1)
             try:
-                out, alive = self._houdini([c], known)
+                out, alive = self._houdini([c], known, give_up_at_sat=len(claims) > 1)
             finally:
                 self.deadline = final
             results[c.name] = out[c.name]
@@ -173,17 +174,23 @@ class Induction:
             known += [f for f in alive if f.get_id() not in seen]
             seen |= {f.get_id() for f in alive}
         retry = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
+        left: list = []
         if retry and len(claims) > 1:
             others = [f for name, alive in proved.items() for f in alive]
-            out, _ = self._houdini(retry, lemmas + others)
+            out, left = self._houdini(retry, lemmas + others)
             for c in retry:
                 if out[c.name].proved or out[c.name].kind == "sat":
                     results[c.name] = out[c.name]
-        self.lemmas = lemmas + [f for alive in proved.values() for f in alive]
+        # what the second pass left is inductive too (with what the first pass left)
+        self.lemmas = lemmas + [f for alive in proved.values() for f in alive] + left
         return results
 
-    def _houdini(self, claims: list[Claim], lemmas: list) -> tuple[dict[str, Outcome], list]:
-        """(outcome per claim, the instances left: inductive together with the lemmas)."""
+    def _houdini(self, claims: list[Claim], lemmas: list, give_up_at_sat: bool = False) -> tuple[dict[str, Outcome], list]:
+        """(outcome per claim, the instances left: inductive together with the lemmas).
+        `give_up_at_sat`: stop at the first counterexample to induction (nothing left): the
+        first pass's claim is then not proved, and the second pass, with every claim that
+        failed so, finds what is left of them — on a seed game a claim that needed a later one
+        spent 40 s of its first pass refuting its 100 instances one by one, for nothing."""
         dag = self.sys.dag
         live: dict[int, object] = {}  # formula id -> formula
         owner: dict[int, int] = {}  # formula id -> claim index
@@ -213,7 +220,7 @@ class Induction:
                             if out is not None:
                                 dropped[key] = out
                                 failed.setdefault(owner[key], out)
-                                if out.kind == "time":
+                                if out.kind == "time" or (give_up_at_sat and out.kind == "sat"):
                                     return self._outcomes(claims, failed, out), []
             if not dropped:
                 break
