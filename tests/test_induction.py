@@ -201,12 +201,16 @@ def shelves_run(monkeypatch, give_up: bool) -> tuple:
     claims = [claim(program, prover, "at_most_one"), claim(program, prover, "unopened_empty")]
     results = ind.run(claims, [])
     monkeypatch.undo()
+    # every instance left is passed on as a lemma, the second pass's too
+    lemmas = {f.get_id() for f in ind.lemmas}
+    assert all(f.get_id() in lemmas for c in claims if results[c.name].proved for f in c.instances)
     return {name: r.proved for name, r in results.items()}, ind.queries
 
 
 def test_a_claim_a_move_breaks_is_left_at_its_first_counterexample(monkeypatch):
     """The first pass leaves `at_most_one` at its first counterexample to induction instead of
-    refuting its eight instances one by one; the second pass proves it with `unopened_empty`."""
+    refuting its eight instances one by one; the second pass proves it with `unopened_empty`,
+    and what it leaves is passed on as lemmas."""
     proved, queries = shelves_run(monkeypatch, give_up=True)
     assert proved == {"at_most_one": True, "unopened_empty": True}
     proved_slow, queries_slow = shelves_run(monkeypatch, give_up=False)
