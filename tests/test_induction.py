@@ -216,3 +216,52 @@ def test_a_claim_a_move_breaks_is_left_at_its_first_counterexample(monkeypatch):
     proved_slow, queries_slow = shelves_run(monkeypatch, give_up=False)
     assert proved_slow == proved
     assert queries + 5 <= queries_slow, (queries, queries_slow)
+
+
+# One move breaks six instances at once (every counter leaves 0 together); `steady` survives.
+COUNTERS = '''
+game counters "Counters"
+players 1
+var rounds: 0..9 = 0
+var c: array[0..5] of 0..9 = 0
+flow {
+  while rounds < 3 {
+    choose 0 {
+      move bump() "bumps every counter" {
+        rounds += 1
+        for i in 0..5 { c[i] += 1 }
+      }
+    }
+  }
+}
+outcome { score p: rounds }
+invariant at_zero "every counter stays at 0 (false: bump raises them all)": all(i in 0..5: c[i] == 0)
+invariant steady "every counter equals the first": all(i in 0..5: c[i] == c[0])
+'''
+
+
+def counters_run(monkeypatch, by_models: bool) -> tuple:
+    """(outcomes, the instances left, queries asked) of one Houdini over both COUNTERS claims."""
+    program, diags = check_text(COUNTERS, "counters.rules")
+    assert program is not None, [d.message for d in diags]
+    prover = Prover(program, 1, {}, 10)
+    system = System(prover.rel)
+    if not by_models:
+        monkeypatch.setattr(Induction, "_also_broken", lambda self, *a: iter(()))
+    ind = Induction(system, analyse(system, None))
+    claims = [claim(program, prover, "at_zero"), claim(program, prover, "steady")]
+    out, left = ind._houdini(claims, [])
+    return ({k: (v.proved, v.kind) for k, v in out.items()}, {f.sexpr() for f in left}, ind.queries,
+            ind.refuted_by_models)
+
+
+def test_one_counterexample_drops_every_instance_it_breaks(monkeypatch):
+    """A model of a whole query satisfies every live instance before the move: an instance it
+    falsifies after the move is not inductive, and is dropped without a query of its own. The
+    outcome and what is left are those of dropping one instance per query."""
+    out, left, queries, by_models = counters_run(monkeypatch, by_models=True)
+    monkeypatch.undo()
+    out_one, left_one, queries_one, _ = counters_run(monkeypatch, by_models=False)
+    assert out == out_one == {"at_zero": (False, "sat"), "steady": (True, "")}
+    assert left == left_one and len(left) == 6
+    assert by_models >= 4 and queries < queries_one

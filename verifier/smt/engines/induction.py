@@ -51,6 +51,7 @@ class Outcome:
     detail: str = ""
     model: object = None
     instance: object = None
+    scope: int = 0  # with a model: the leaves (bits) its query asserted anything about
 
 
 @dataclass
@@ -72,6 +73,7 @@ class Induction:
         self.queries = 0
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
+        self.refuted_by_models = 0  # instances dropped by another instance's counterexample
         self.slow: list = []  # (seconds, what) of solver calls over a second, for the log
         self.lemmas: list = []  # after `run`: the lemmas given and every instance left (inductive)
 
@@ -222,11 +224,35 @@ class Induction:
                                 failed.setdefault(owner[key], out)
                                 if out.kind == "time" or (give_up_at_sat and out.kind == "sat"):
                                     return self._outcomes(claims, failed, out), []
+                                for other, broken in self._also_broken(tr, out, live, dropped):
+                                    dropped[other] = broken
+                                    failed.setdefault(owner[other], broken)
             if not dropped:
                 break
             for key in dropped:
                 live.pop(key, None)
         return self._outcomes(claims, failed, None), list(live.values())
+
+    def _also_broken(self, tr, out: Outcome, live: dict, dropped: dict):
+        """(key, Outcome) of every other live instance that the counterexample `out` breaks too.
+        Its state satisfies every live instance and lemma, and the move's conditions and checks,
+        so an instance false after it is not inductive relative to the live set: Houdini would
+        drop it on its own query, one solver call each (with hundreds of guesses, most of the
+        time). Only an instance whose whole post-state the query constrained is judged (its
+        leaves within the query's, evaluated without completing the model): a value the solver
+        left free says nothing."""
+        if out.kind != "sat" or out.model is None or not out.scope:
+            return
+        dag = self.sys.dag
+        for key, f in list(live.items()):
+            if key in dropped or f is out.instance:
+                continue
+            post = self._post_of(tr, key, f)
+            if post.eq(f) or dag.support(dag.add(post)) & ~out.scope:
+                continue
+            if z3.is_false(out.model.eval(post, model_completion=False)):
+                self.refuted_by_models += 1
+                yield key, Outcome(False, "sat", out.decision, out.move, "", out.model, f, out.scope)
 
     @staticmethod
     def _outcomes(claims, failed: dict, cut: Outcome | None) -> dict[str, Outcome]:
@@ -349,7 +375,7 @@ class Induction:
             self._answers[answer_key] = _Query(frozenset(hyps))
             return None
         if r == z3.sat:
-            return Outcome(False, "sat", d, tr.label, "", model, f)
+            return Outcome(False, "sat", d, tr.label, "", model, f, bits)
         if self._late():
             return Outcome(False, "time", d, tr.label, "the time budget ran out")
         return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
