@@ -16,10 +16,7 @@ figures and the ratios joined / apart (below 1: the join is faster); nothing is 
 """
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from benchmarks.ab_runs import main_or_child  # noqa: E402
 
 SEEDS = ("ramen", "ramen_ink", "wasabi")
 
@@ -57,29 +56,14 @@ def one(spec: str, players: int, join: bool) -> dict:
             "complete": facts.complete}
 
 
-def measure(spec: str, players: int, join: bool) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--one", spec, str(players), str(int(join))],
-                         cwd=ROOT, check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--spec", action="append", help="a seed spec's name (repeatable; default: all three)")
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--runs", type=int, default=2, help="interleaved rounds per spec (default 2)")
-    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.one:
-        spec, players, join = args.one
-        print(json.dumps(one(spec, int(players), join == "1")))
+    parent = main_or_child(__file__, __doc__.splitlines()[0], one, list(SEEDS), 2)
+    if parent is None:
         return
+    args, runs = parent
     print(f"{'spec':10} {'setting':7} {'system s':>9} {'intervals s':>12} {'nodes':>8}")
-    for spec in args.spec or SEEDS:
-        rows = {True: [], False: []}
-        for _ in range(args.runs):
-            for join in (False, True):
-                rows[join].append(measure(spec, args.players, join))
+    for spec in args.spec:
+        rows = runs(spec)
         for join in (False, True):
             r = rows[join]
             print(f"{spec:10} {'joined' if join else 'apart':7} {statistics.median(x['system'] for x in r):9.1f} "

@@ -16,10 +16,7 @@ nothing is asserted (the machine is shared: compare ratios within one run).
 """
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from benchmarks.ab_runs import main_or_child  # noqa: E402
 
 
 def one(spec: str, players: int, by_models: bool) -> dict:
@@ -66,29 +65,14 @@ def one(spec: str, players: int, by_models: bool) -> dict:
             "guesses": len(guesses), "kept": kept}
 
 
-def measure(spec: str, players: int, by_models: bool) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--one", spec, str(players), str(int(by_models))],
-                         cwd=ROOT, check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--spec", action="append", help="a seed spec's name (repeatable; default: ramen_ink)")
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--runs", type=int, default=1, help="interleaved rounds per spec (default 1)")
-    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.one:
-        spec, players, by_models = args.one
-        print(json.dumps(one(spec, int(players), by_models == "1")))
+    parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["ramen_ink"], 1)
+    if parent is None:
         return
+    args, runs = parent
     print(f"{'spec':10} {'setting':10} {'CPU s':>7} {'queries':>8} {'by models':>10} {'kept':>9}")
-    for spec in args.spec or ["ramen_ink"]:
-        rows = {True: [], False: []}
-        for _ in range(args.runs):
-            for by_models in (False, True):
-                rows[by_models].append(measure(spec, args.players, by_models))
+    for spec in args.spec:
+        rows = runs(spec)
         for by_models in (False, True):
             r = rows[by_models]
             print(f"{spec:10} {'by models' if by_models else 'one each':10} "

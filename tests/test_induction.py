@@ -38,11 +38,16 @@ invariant low "twin stays below 6 (false: the loop reaches 6)": twin <= 5
 '''
 
 
-def setting():
-    program, diags = check_text(FORK, "fork.rules")
+def compiled(text: str, filename: str) -> tuple:
+    """(program, prover, system) of a one-player inline spec."""
+    program, diags = check_text(text, filename)
     assert program is not None, [d.message for d in diags]
     prover = Prover(program, 1, {}, 10)
-    system = System(prover.rel)
+    return program, prover, System(prover.rel)
+
+
+def setting():
+    program, prover, system = compiled(FORK, "fork.rules")
     return program, prover, system, analyse(system, None)
 
 
@@ -137,9 +142,7 @@ def evaluations(monkeypatch, reuse: bool) -> tuple:
     """(moves evaluated, by label; the intervals at every decision point) of the analysis of RELAY,
     with or without reusing a move's outcome when nothing it reads has grown."""
     from verifier.smt.engines import intervals
-    program, diags = check_text(RELAY, "relay.rules")
-    assert program is not None, [d.message for d in diags]
-    system = System(Prover(program, 1, {}, 10).rel)
+    _, _, system = compiled(RELAY, "relay.rules")
     labels = []
     evaluate = intervals.Intervals._evaluate
     monkeypatch.setattr(intervals.Intervals, "_evaluate",
@@ -190,10 +193,7 @@ invariant unopened_empty "a shelf not yet opened is empty": all(b in 0..7 where 
 
 
 def shelves_run(monkeypatch, give_up: bool) -> tuple:
-    program, diags = check_text(SHELVES, "shelves.rules")
-    assert program is not None, [d.message for d in diags]
-    prover = Prover(program, 1, {}, 10)
-    system = System(prover.rel)
+    program, prover, system = compiled(SHELVES, "shelves.rules")
     houdini = Induction._houdini
     if not give_up:
         monkeypatch.setattr(Induction, "_houdini", lambda self, cs, lemmas, give_up_at_sat=False: houdini(self, cs, lemmas))
@@ -242,10 +242,7 @@ invariant steady "every counter equals the first": all(i in 0..5: c[i] == c[0])
 
 def counters_run(monkeypatch, by_models: bool) -> tuple:
     """(outcomes, the instances left, queries asked) of one Houdini over both COUNTERS claims."""
-    program, diags = check_text(COUNTERS, "counters.rules")
-    assert program is not None, [d.message for d in diags]
-    prover = Prover(program, 1, {}, 10)
-    system = System(prover.rel)
+    program, prover, system = compiled(COUNTERS, "counters.rules")
     if not by_models:
         monkeypatch.setattr(Induction, "_also_broken", lambda self, *a: iter(()))
     ind = Induction(system, analyse(system, None))

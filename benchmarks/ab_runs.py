@@ -1,0 +1,46 @@
+"""The harness of an A/B benchmark whose two settings run in fresh processes, interleaved.
+
+A benchmark script defines `one(spec, players, setting) -> dict` (the measurement, in this
+process) and calls `main_or_child`: run as a child (`--one SPEC PLAYERS 0|1`) it prints `one`'s
+result as JSON; otherwise it parses the common flags (`--spec`, `--players`, `--runs`) and
+returns them with `rows(spec)`, which runs both settings `--runs` times, each in a fresh
+process (a memo or a monkeypatch of one setting must not carry over to the other), off before
+on in every round, and returns {False: [results], True: [results]}.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main_or_child(script: str, description: str, one, default_specs: list, default_runs: int):
+    """None in a child (after printing its result); else (args, rows) for the parent."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--spec", action="append", help=f"a seed spec's name (repeatable; default: "
+                                                    f"{', '.join(default_specs)})")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=default_runs,
+                    help=f"interleaved rounds per spec (default {default_runs})")
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        spec, players, setting = args.one
+        print(json.dumps(one(spec, int(players), setting == "1")))
+        return None
+    args.spec = args.spec or list(default_specs)
+
+    def rows(spec: str) -> dict:
+        out = {True: [], False: []}
+        for _ in range(args.runs):
+            for setting in (False, True):
+                done = subprocess.run([sys.executable, script, "--one", spec, str(args.players), str(int(setting))],
+                                      cwd=ROOT, check=True, capture_output=True, text=True)
+                out[setting].append(json.loads(done.stdout))
+        return out
+
+    return args, rows
