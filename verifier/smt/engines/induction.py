@@ -245,7 +245,7 @@ class Induction:
             return
         dag = self.sys.dag
         for key, f in list(live.items()):
-            if key in dropped or f is out.instance:
+            if key in dropped:  # (the instance `out` refuted is among them)
                 continue
             post = self._post_of(tr, key, f)
             if post.eq(f) or dag.support(dag.add(post)) & ~out.scope:
