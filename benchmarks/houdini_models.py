@@ -30,6 +30,15 @@ from benchmarks.ab_runs import main_or_child  # noqa: E402
 
 def one(spec: str, players: int, by_models: bool) -> dict:
     """One Houdini over the sampled guesses, in this process (the child's side)."""
+    from verifier.smt.engines.induction import Induction
+    if not by_models:
+        Induction._also_broken = lambda self, *args: iter(())
+    return houdini_over_guesses(spec, players)
+
+
+def houdini_over_guesses(spec: str, players: int) -> dict:
+    """The sliced induction's Houdini over the older engine's sampled guesses that hold at the
+    start, asked as one claim with the interval facts as a lemma (also `batch_models.py`'s)."""
     from verifier.engine.runtime import Engine, Game
     from verifier.frontend import load_program
     from verifier.smt.encode import is_true, z3
@@ -41,8 +50,6 @@ def one(spec: str, players: int, by_models: bool) -> dict:
     from verifier.verify.invariants import _interval_lemma
     from verifier.verify.run import _sample
 
-    if not by_models:
-        Induction._also_broken = lambda self, *args: iter(())
     program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
     game = Game(Engine(program), players, {})
     states, _ = _sample(game, 30, 1000 + players, 2000)
@@ -65,22 +72,26 @@ def one(spec: str, players: int, by_models: bool) -> dict:
             "guesses": len(guesses), "kept": kept}
 
 
-def main() -> None:
-    parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["ramen_ink"], 1)
-    if parent is None:
-        return
-    args, runs = parent
+def report(args, runs, off: str, on: str) -> None:
+    """The table of both settings per spec, the ratio on / off and whether they kept the same
+    instances (also `batch_models.py`'s)."""
     print(f"{'spec':10} {'setting':10} {'CPU s':>7} {'queries':>8} {'by models':>10} {'kept':>9}")
     for spec in args.spec:
         rows = runs(spec)
-        for by_models in (False, True):
-            r = rows[by_models]
-            print(f"{spec:10} {'by models' if by_models else 'one each':10} "
+        for setting in (False, True):
+            r = rows[setting]
+            print(f"{spec:10} {on if setting else off:10} "
                   f"{statistics.median(x['seconds'] for x in r):7.1f} {r[0]['queries']:8d} "
                   f"{r[0]['by_models']:10d} {len(r[0]['kept']):4d}/{r[0]['guesses']:<4d}")
         same = all(x["kept"] == rows[True][0]["kept"] for x in rows[False] + rows[True])
         ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
-        print(f"{spec:10} by models / one each: {ratio:.2f}; instances kept {'identical' if same else 'DIFFER'}")
+        print(f"{spec:10} {on} / {off}: {ratio:.2f}; instances kept {'identical' if same else 'DIFFER'}")
+
+
+def main() -> None:
+    parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["ramen_ink"], 1)
+    if parent is not None:
+        report(*parent, "one each", "by models")
 
 
 if __name__ == "__main__":

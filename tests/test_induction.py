@@ -240,11 +240,16 @@ invariant steady "every counter equals the first": all(i in 0..5: c[i] == c[0])
 '''
 
 
-def counters_run(monkeypatch, by_models: bool) -> tuple:
-    """(outcomes, the instances left, queries asked) of one Houdini over both COUNTERS claims."""
+def counters_run(monkeypatch, by_models: bool, whole_batch: bool = False) -> tuple:
+    """(outcomes, the instances left, queries asked, instances refuted by models) of one Houdini
+    over both COUNTERS claims; `by_models`: other instances a counterexample breaks are dropped
+    with it; `whole_batch`: the changed instances are also asked all at once over the whole
+    query (`_whole_batch`, which refutes by models on its own)."""
     program, prover, system = compiled(COUNTERS, "counters.rules")
     if not by_models:
         monkeypatch.setattr(Induction, "_also_broken", lambda self, *a: iter(()))
+    if not whole_batch:
+        monkeypatch.setattr(Induction, "_whole_batch", lambda self, *a: (set(), []))
     ind = Induction(system, analyse(system, None))
     claims = [claim(program, prover, "at_zero"), claim(program, prover, "steady")]
     out, left = ind._houdini(claims, [])
@@ -262,3 +267,16 @@ def test_one_counterexample_drops_every_instance_it_breaks(monkeypatch):
     assert out == out_one == {"at_zero": (False, "sat"), "steady": (True, "")}
     assert left == left_one and len(left) == 6
     assert by_models >= 4 and queries < queries_one
+
+
+def test_a_moves_instances_are_settled_together_over_the_whole_query(monkeypatch):
+    """When the sliced query of a move's changed instances has a model, the whole query of them
+    all refutes every instance false in its model and settles the rest: the same outcome and
+    the same instances left as one query per instance, with fewer queries. A batch that refuted
+    every instance of a model, `steady`'s true ones too, would lose `steady`."""
+    out, left, queries, by_models = counters_run(monkeypatch, by_models=False, whole_batch=True)
+    monkeypatch.undo()
+    out_one, left_one, queries_one, _ = counters_run(monkeypatch, by_models=False)
+    assert out == out_one == {"at_zero": (False, "sat"), "steady": (True, "")}
+    assert left == left_one and len(left) == 6
+    assert by_models == 6 and queries < queries_one, (queries, queries_one)

@@ -497,6 +497,41 @@ def test_a_moves_checks_one_by_one_stop_at_the_budget():
         prover._sliced_holds(pool, 0, alt, goal, False)
 
 
+CHECKS = HEAD + '''
+var a: 0..30 = 0
+var b: 0..30 = 0
+var c: 0..3 = 0
+flow {
+  for r in 1..5 {
+    choose turn {
+      move add(k: 1..2) "adds {k}" require few "a small total": total + k <= 12
+        { a = total + 2 * k + 14  b = 2 * total + k  c += 1  total += k }
+    }
+    turn = next_player(turn)
+  }
+}
+outcome { score p: a }
+'''
+
+
+def test_a_moves_failing_check_is_found_by_models_before_any_slice(monkeypatch):
+    """When some of a move's run-time checks fail, the models of the query of them all refute
+    those and leave the rest proved, without asking the others one by one (`_sliced_holds`, 0.1
+    s a check on Ramen's moves). Exactly the failing check is reported: a glance that refuted
+    every check of a model, true ones included, would report more."""
+    from verifier.smt.prove import Prover
+    prover = Prover(program_of(CHECKS), 2, {}, 10)
+    prover.proved = []  # no invariants: the checks over the declared ranges alone
+    sliced = []
+    real = Prover._sliced_holds
+    monkeypatch.setattr(Prover, "_sliced_holds", lambda self, *a: sliced.append(a) or real(self, *a))
+    verdict = prover.obligations()
+    assert verdict.status == "unknown"
+    # once per seat's move: `c += 1` (c in 0..3); `a` and `b` stay within 0..30 by the requirement
+    assert [f[:2] for f in verdict.details["failures"]] == [["the result is within 0..3", "planted.rules:15:54"]] * 2
+    assert sliced == []
+
+
 def test_a_false_invariant_is_never_proved():
     """The proof side alone (no play): an invariant false in reachable states must not come out
     proved — this fails if the assumptions of the induction were contradictory (vacuous) or a

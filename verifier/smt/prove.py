@@ -700,7 +700,8 @@ class Prover:
                     if not legality:
                         sol.add(alt.guard)
                     part = {k: o.cond for k, o in goals.items() if (id(o) in pre_ids) == legality}
-                    if not part or self._glance(sol, part):
+                    part = self._glance(sol, part, failing, d, alt, deadline)
+                    if not part:
                         continue
                     # not settled at a glance: each check over the assumptions that share a leaf
                     # with it — most need only a few (a position within a constant sequence),
@@ -728,11 +729,31 @@ class Prover:
                            f"{u[0]} at {u[1]}", seconds)
         return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point", seconds)
 
-    def _glance(self, sol, goals: dict) -> bool:
-        """Every goal holds, by one short query of them all (most moves keep every check)."""
+    def _glance(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline: float) -> dict:
+        """The goals left open by short queries of them all at once (most moves keep every check):
+        unsat settles them all; a model refutes every goal false in it (a state satisfying the
+        proved invariants that breaks the check: `failing`), and the rest are asked again; a
+        time-out (or the move's `deadline`) leaves the rest to the slices and the whole queries.
+        Refuting by models first matters where some checks fail: slicing each of the others one
+        by one cost 0.1 s per check on a seed game's moves, about 17 s per move (figures:
+        docs/architecture.md, "Run-time checks refuted by models first")."""
         sol.set("timeout", min(GLANCE_MS, self._call_ms()))
         try:
-            return sol.check(not_(and_all(goals.values()))) == z3.unsat
+            while goals and time.perf_counter() < deadline:
+                self.check_budget()
+                r = sol.check(not_(and_all(goals.values())))
+                if r == z3.unsat:
+                    return {}
+                if r != z3.sat:
+                    return goals
+                m = sol.model()
+                refuted = [k for k, g in goals.items() if is_false(m.eval(g, model_completion=True))]
+                if not refuted:  # cannot happen with a complete model; leave them to the slower paths
+                    return goals
+                for k in refuted:
+                    failing[k] = ("sat", d, alt, m)
+                    del goals[k]
+            return goals
         finally:
             sol.set("timeout", self._call_ms())
 

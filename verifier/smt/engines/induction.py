@@ -33,6 +33,10 @@ __all__ = ["Claim", "Induction", "Outcome"]
 
 SYMBOLIC_MS = 2000  # a first try with the move's choices symbolic, before asking value by value
 BATCH_MS = 1500  # the one query for every instance a move keeps (a glance: else one by one)
+# a whole batch the solver gives up on is asked value by value only for a choice with fewer
+# values than this (a seed game's chance move draws one of dozens of cards: 1–1.6 s a query,
+# a minute a round of values; its instances one by one are no slower)
+SPLIT_VALUES = 8
 
 
 @dataclass
@@ -214,7 +218,12 @@ class Induction:
                 self.progress(f"induction at decision point {d}")
                 for tr in self.transitions(d):
                     for v in self._cases(tr):
-                        settled = self._batch(d, tr, v, live, given, support, dropped)
+                        settled, refuted = self._batch(d, tr, v, live, given, support, dropped, give_up_at_sat)
+                        for key, out in refuted:
+                            dropped[key] = out
+                            failed.setdefault(owner[key], out)
+                            if give_up_at_sat:
+                                return self._outcomes(claims, failed, out), []
                         for key, f in list(live.items()):
                             if key in dropped or key in settled:
                                 continue
@@ -270,12 +279,14 @@ class Induction:
             p = self._post[k] = z3.substitute(f, *tr.renaming) if reads else f
         return p
 
-    def _batch(self, d, tr, v, live, given, support, dropped) -> set:
-        """The instances this move keeps, settled by one query for all of them: "some changed
-        instance fails after the move" over the union of their slices. Unsatisfiable: every one
-        holds (each answer is kept, with what it assumed). Otherwise nothing is settled here:
-        `_check` asks instance by instance (the model may come from what the slice left out).
-        Most moves keep most instances, and one query then does the work of dozens."""
+    def _batch(self, d, tr, v, live, given, support, dropped, first_only=False) -> tuple[set, list]:
+        """(the instances this move keeps, [(key, Outcome)] of those it breaks), settled by
+        queries of them all at once. First "some changed instance fails after the move" over the
+        union of their slices: unsatisfiable, every one holds (each answer is kept, with what it
+        assumed). Otherwise the same over the whole query (`_whole_batch`), whose models refute
+        instances (`first_only`: the first model's only). What neither settles, `_check` asks
+        instance by instance. Most moves keep most instances, and one query then does the work
+        of dozens."""
         dag = self.sys.dag
         changed = []
         for key, f in live.items():
@@ -289,7 +300,7 @@ class Induction:
                 continue
             changed.append((key, post))
         if len(changed) < 2 or (self.deadline is not None and time.perf_counter() > self.deadline):
-            return set()
+            return set(), []
         target = 0
         for _, post in changed:
             target |= dag.support(dag.add(post))
@@ -297,13 +308,83 @@ class Induction:
         every = z3.And(*[post for _, post in changed])
         # a glance only: when it is not quick, the instances one by one are quicker
         r, _ = self._ask(d, bits, conds, formulas, self._case_term(tr, v), every, [], (), BATCH_MS)
-        if r != z3.unsat:
+        if r == z3.unsat:
+            self.batched += 1
+            used = frozenset(hyps)
+            for key, _ in changed:
+                self._answers[(id(tr), v, key)] = _Query(used)
+            return {key for key, _ in changed}, []
+        if r == z3.unknown:
+            return set(), []
+        return self._whole_batch(d, tr, v, changed, live, given, support, dropped, first_only)
+
+    def _whole_batch(self, d, tr, v, changed, live, given, support, dropped, first_only) -> tuple[set, list]:
+        """The changed instances over the whole query (every condition, every live instance, the
+        move's run-time checks): a model is a counterexample to induction for every instance
+        false in it — each is refuted, and the rest are asked again — and an unsatisfiable
+        answer settles the rest. When the solver gives up and the move's first choice has few
+        values (`Alternative.split`, under SPLIT_VALUES), the rest are asked once per value (each
+        holds if it holds for every value). What is left, `_check` asks one by one. Where some
+        instances fail, this settles a move in a few queries instead of a sliced and a whole
+        query per instance (figures: docs/architecture.md, "Counterexamples refute many
+        instances")."""
+        dag = self.sys.dag
+        case = self._case_term(tr, v)
+        checks = [o.cond for o in tr.alt.pre + tr.alt.step.obligations]
+        refuted: list = []
+        gone: set = set()  # refuted here: not assumed by the next query (as `dropped`, for `_check`)
+        start = [k for k in list(live) + list(given) if k not in dropped]
+
+        def settle(left: dict, fixed: list, splits) -> set:
+            while len(left) > 1 or (left and fixed):
+                if self._late():
+                    return set()
+                hyps = [k for k in start if k not in gone]
+                bits = 0
+                for i in tr.pre:
+                    bits |= dag.support(i)
+                for k in hyps:
+                    bits |= support[k]
+                for post in left.values():
+                    bits |= dag.support(dag.add(post))
+                self.queries += 1
+                parts = [*self.fact_terms(d, dag.leaves_of(bits)), *tr.pre_terms,
+                         *[live.get(k, given.get(k)) for k in hyps], *checks,
+                         *([case] if case is not None else []), not_(z3.And(*left.values()))]
+                if fixed:
+                    parts = [z3.substitute(q, *fixed) for q in parts] + [eq_leaf(a, b) for a, b in fixed]
+                r, model = self._solve(parts, BATCH_MS)
+                if r == z3.unsat:
+                    return set(left)
+                if r == z3.unknown:
+                    if not splits or splits[0][2] - splits[0][1] >= SPLIT_VALUES:
+                        return set()
+                    (leaf, lo, hi), rest = splits[0], splits[1:]
+                    held = set(left)
+                    for value in range(lo, hi + 1):
+                        held &= settle({k: q for k, q in left.items() if k not in gone}, fixed + [(leaf, num(value))], rest)
+                        if first_only and refuted:
+                            return set()
+                    return held - gone
+                broken = [key for key, post in left.items() if z3.is_false(model.eval(post, model_completion=False))]
+                if not broken:  # (the model left what decides them free): one by one
+                    return set()
+                for key in broken:
+                    self.refuted_by_models += 1
+                    refuted.append((key, Outcome(False, "sat", d, tr.label, "", model, live[key], bits)))
+                    gone.add(key)
+                    del left[key]
+                if first_only:
+                    return set()
             return set()
-        self.batched += 1
-        used = frozenset(hyps)
-        for key, _ in changed:
-            self._answers[(id(tr), v, key)] = _Query(used)
-        return {key for key, _ in changed}
+
+        held = settle(dict(changed), [], tr.alt.split)
+        if held:
+            self.batched += 1
+            used = frozenset(start)  # (every query assumed a part of these)
+            for key in held:
+                self._answers[(id(tr), v, key)] = _Query(used)
+        return held, refuted
 
     def _slice(self, tr, target: int, live, given, support, dropped) -> tuple:
         """What shares a leaf with `target` (the support of what must hold after the move): the
