@@ -1,7 +1,7 @@
 """Benchmark: a move's run-time checks refuted by models first, against sliced one by one.
 
     .venv/bin/python benchmarks/check_models.py                       # Ramen's decision point 5, Ramen Ink, 2 players
-    .venv/bin/python benchmarks/check_models.py --spec wasabi --runs 2
+    .venv/bin/python benchmarks/check_models.py --spec ramen_ink --runs 3
 
 `well_formed` asks every run-time check of every move (`Prover.obligations` in
 `verifier/smt/prove.py`) over the proved facts. A first query asks them all at once; when it is
@@ -10,9 +10,11 @@ satisfiable, its model now refutes every check false in it and the rest are aske
 any satisfiable glance sent each check to a sliced query of its own (`_sliced_holds`, about 0.1 s
 each on Ramen's moves), then to the whole-query Houdini. For both settings, in interleaved
 rounds, each in a fresh process, with the interval facts as the proved invariants: the seconds of
-the obligations (CPU), the checks, and whether both found the same checks failing. Prints the
-ratio models / slices (below 1: faster); nothing is asserted (the machine is shared: compare
-ratios within one run).
+the obligations (CPU), the checks not proved and how many of them have a counterexample, and
+whether both leave the same checks unproved. Prints the ratio models / slices (below 1: faster);
+nothing is asserted (the machine is shared: compare ratios within one run). Wasabi!'s glances
+give up rather than find a model, so both settings slice its checks (a run of each was stopped
+unfinished after 10 minutes or more).
 """
 from __future__ import annotations
 
