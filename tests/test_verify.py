@@ -532,6 +532,59 @@ def test_a_moves_failing_check_is_found_by_models_before_any_slice(monkeypatch):
     assert sliced == []
 
 
+PICKS = HEAD + '''
+var x: 0..60 = 0
+var y: 0..70 = 0
+flow {
+  choose turn {
+    move pick(a: 0..7, b: 0..7) "picks {a}, {b}" { x = a * 8 + b  y = a * 8 + b }
+  }
+}
+outcome { score p: x }
+'''
+
+
+def test_a_moves_checks_are_settled_value_by_value(monkeypatch):
+    """When the whole query of a move's checks is not settled with its choices symbolic, each
+    value of each choice is asked in a solver of its own, substituted (a measure over a 64-cell
+    board: unknown at 30 s with the cell fixed by an equation, milliseconds substituted). Here
+    every symbolic try gives up at once; the check `x = a * 8 + b` (x in 0..60) fails only for
+    a = 7 and b > 4, and must still be found, the one on y (0..70) proved. A split that asked
+    one value for every other would miss it."""
+    from verifier.smt import prove
+    from verifier.smt.encode import z3
+    from verifier.smt.prove import Prover
+
+    class GivesUpWhenHurried:
+        """A solver that answers `unknown` under the 1 ms first tries (choices still symbolic)."""
+
+        def __init__(self, inner):
+            self.inner, self.ms = inner, None
+
+        def set(self, key, value):
+            self.ms = value if key == "timeout" else self.ms
+            self.inner.set(key, value)
+
+        def check(self, *assumptions):
+            return z3.unknown if self.ms == 1 else self.inner.check(*assumptions)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(prove, "SYMBOLIC_MS", 1)
+    monkeypatch.setattr(prove, "SPLIT_TRY_MS", 1)
+    monkeypatch.setattr(Prover, "_glance", lambda self, sol, goals, *a: goals)
+    monkeypatch.setattr(Prover, "_sliced_holds", lambda self, *a: False)
+    prover = Prover(program_of(PICKS), 2, {}, 10)
+    prover.proved = []
+    solvers = []
+    real = Prover.solver
+    monkeypatch.setattr(Prover, "solver", lambda self: solvers.append(1) or GivesUpWhenHurried(real(self)))
+    verdict = prover.obligations()
+    assert [f[:2] for f in verdict.details["failures"]] == [["the value is within 0..60", "planted.rules:12:56"]] * 2
+    assert len(solvers) > 8  # the values were asked, each in a solver of its own
+
+
 def test_a_false_invariant_is_never_proved():
     """The proof side alone (no play): an invariant false in reachable states must not come out
     proved — this fails if the assumptions of the induction were contradictory (vacuous) or a

@@ -44,6 +44,8 @@ MAX_WIDE_RELATIONS = 12  # linear equalities over three or more quantities guess
 MAX_COEFFICIENT = 8  # ... each with coefficients at most this large
 GLANCE_MS = 1500  # the first query of a move's run-time checks, all together (`_glance`)
 SLICE_MS = 1000  # per sliced try of a run-time check not settled at a glance (`_sliced_holds`)
+SYMBOLIC_MS = 2000  # a whole query of checks with the move's choices symbolic, before value by value
+SPLIT_TRY_MS = 300  # ... and with some of them fixed, before fixing the next
 MAX_BOUND_STEPS = 8  # plain-solver steps past a score bound Optimize gave too tight (`_confirmed_bound`)
 MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
 
@@ -444,25 +446,36 @@ class Prover:
         asked again once per value of the first (a goal holds if it holds for each), splitting
         the next ones where the solver still gives up; else in halves, down to single goals
         (each then unknown)."""
+        nested = splits is not None and alt is not None and len(splits) < len(alt.split)
         if splits is None:
             splits = alt.split if alt is not None else ()
         while goals:
             if deadline is not None and time.perf_counter() > deadline:
                 failing.update({name: ("unknown", d, alt, "out of time") for name in goals})
                 return
+            if splits:  # a first try only, shorter under a value already fixed: value by value is quick
+                sol.set("timeout", min(SPLIT_TRY_MS if nested else SYMBOLIC_MS, self._call_ms()))
             r = sol.check(not_(and_all(goals.values())))
+            if splits:
+                sol.set("timeout", self._call_ms())
             if r == z3.unsat:
                 return
             if r == z3.unknown and splits:
+                # each value in a solver of its own, substituted: after push/pop Z3 no longer
+                # preprocesses, and the value would not fold (a measure check over a 64-cell
+                # board: unknown after 30 s with the moved stone's cell fixed by an equation,
+                # unsat in milliseconds with it and the direction substituted)
                 (leaf, lo, hi), rest = splits[0], splits[1:]
+                base = list(sol.assertions())
                 for value in range(lo, hi + 1):
                     if not goals:
                         return
-                    sol.push()
-                    sol.add(eq_leaf(leaf, num(value)))
+                    pair = (leaf, num(value))
+                    fixed = self.solver()
+                    fixed.add(*[z3.substitute(a, pair) for a in base], eq_leaf(leaf, num(value)))
                     refuted: dict = {}
-                    self._houdini(sol, dict(goals), refuted, d, alt, deadline, rest)
-                    sol.pop()
+                    self._houdini(fixed, {k: z3.substitute(g, pair) for k, g in goals.items()}, refuted, d, alt,
+                                  deadline, rest)
                     failing.update(refuted)
                     for name in refuted:
                         goals.pop(name, None)

@@ -28,7 +28,7 @@ __all__ = ["Alternative", "Relation", "Candidate", "at_pc", "successor_cases"]
 
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
 MAX_CASES = 256  # cases of loop positions at one decision point
-MAX_SPLIT = 64  # values of a choice asked one by one when the solver cannot settle it at once
+MAX_SPLIT = 256  # values of a choice asked one by one when the solver cannot settle it at once
 
 
 @dataclass
