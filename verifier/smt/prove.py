@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
-from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, z3)
+from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation, at_pc, successor_cases
 from .transition import initial, legal, fresh_params
 from .dag import Dag
@@ -461,20 +461,18 @@ class Prover:
             if r == z3.unsat:
                 return
             if r == z3.unknown and splits:
-                # each value in a solver of its own, substituted: after push/pop Z3 no longer
-                # preprocesses, and the value would not fold (a measure check over a 64-cell
-                # board: unknown after 30 s with the moved stone's cell fixed by an equation,
-                # unsat in milliseconds with it and the direction substituted)
+                # each value in a solver of its own, substituted (`with_values`): after push/pop
+                # Z3 no longer preprocesses, and the value would not fold
                 (leaf, lo, hi), rest = splits[0], splits[1:]
                 base = list(sol.assertions())
                 for value in range(lo, hi + 1):
                     if not goals:
                         return
-                    pair = (leaf, num(value))
+                    pair = [(leaf, num(value))]
                     fixed = self.solver()
-                    fixed.add(*[z3.substitute(a, pair) for a in base], eq_leaf(leaf, num(value)))
+                    fixed.add(*with_values(base, pair))
                     refuted: dict = {}
-                    self._houdini(fixed, {k: z3.substitute(g, pair) for k, g in goals.items()}, refuted, d, alt,
+                    self._houdini(fixed, {k: z3.substitute(g, *pair) for k, g in goals.items()}, refuted, d, alt,
                                   deadline, rest)
                     failing.update(refuted)
                     for name in refuted:

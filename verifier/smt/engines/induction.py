@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..encode import CTX, and_all, eq_leaf, lift, not_, num, z3
+from ..encode import CTX, and_all, lift, not_, num, with_values, z3
 from ..system import System, flatten_and
 from .intervals import BIG, Intervals
 
@@ -352,7 +352,7 @@ class Induction:
                          *[live.get(k, given.get(k)) for k in hyps], *checks,
                          *([case] if case is not None else []), not_(z3.And(*left.values()))]
                 if fixed:
-                    parts = [z3.substitute(q, *fixed) for q in parts] + [eq_leaf(a, b) for a, b in fixed]
+                    parts = with_values(parts, fixed)
                 r, model = self._solve(parts, BATCH_MS)
                 if r == z3.unsat:
                     return set(left)
@@ -506,7 +506,7 @@ class Induction:
     def _split(self, parts: list, splits):
         (leaf, lo, hi), rest = splits[0], splits[1:]
         for value in range(lo, hi + 1):
-            fixed = [z3.substitute(p, (leaf, num(value))) for p in parts] + [eq_leaf(leaf, num(value))]
+            fixed = with_values(parts, [(leaf, num(value))])
             r, info = self._solve(fixed, min(self.timeout_ms, SYMBOLIC_MS) if rest else self.timeout_ms)
             if r == z3.unknown and rest:
                 r, info = self._split(fixed, rest)
