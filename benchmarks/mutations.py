@@ -1,7 +1,7 @@
 """Mutation benchmark: plausible rule edits that each break one invariant of a seed spec.
 
-Every invariant of `spec/ramen.rules`, `spec/ramen_ink.rules` and `spec/wasabi.rules` states a
-rulebook fact, so some plausible edit of the rules (a dropped `require`, an off-by-one limit, a
+Every invariant of `spec/ramen.rules`, `spec/ramen_ink.rules` and `spec/wasabi.rules` (and of the
+example games in `SPECS` that state one) states a rulebook fact, so some plausible edit of the rules (a dropped `require`, an off-by-one limit, a
 changed catalogue entry, a wrong adjacency) must make it false in some reachable state.  This
 file is the catalogue of such edits (`MUTATIONS`, data only) and a runner that asks, for each
 mutant, whether `rulebook verify` catches it:
@@ -58,7 +58,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-SPECS = {"ramen": "spec/ramen.rules", "ramen_ink": "spec/ramen_ink.rules", "wasabi": "spec/wasabi.rules"}
+SPECS = {"ramen": "spec/ramen.rules", "ramen_ink": "spec/ramen_ink.rules", "wasabi": "spec/wasabi.rules",
+         # an example game whose invariant carries its no_deadlock proof
+         "breakthrough": "spec/examples/breakthrough.rules"}
 WASABI_LIMIT = {"turn_limit": "120"}
 Z3_ALONE = False  # --solver-only
 PLAY_METHODS = {"search"}  # verify methods that are random games (with --solver-only: "directed" too)  # games must end for play; a limit only cuts games short
@@ -338,6 +340,12 @@ MUTATIONS: list[Mutation] = [
       "tokens_kept", 2, "W-C4",
       "a changed token: the length-2 challenge token is worth 3 points", WASABI_LIMIT,
       guide="10 * sum(p in players: size(completed[p])) + count(c in Board where size(tiles[c]) > 0)"),
+    # ------------------------------------------------------------------ Breakthrough (an example)
+    M("breakthrough", "far_row_no_win",
+      "if row(dest(from, d)) == goal_row(turn) or not any(c in Cell: board[c] == enemy_of(turn)) {",
+      "if not any(c in Cell: board[c] == enemy_of(turn)) {",
+      "game_goes_on", 2, "B-E1",
+      "reaching the far row does not win: only taking the last enemy piece does"),
 ]
 
 

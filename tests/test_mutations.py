@@ -31,6 +31,7 @@ FAST = [
     "wasabi/place_on_tile",
     "wasabi/stack_lasts",
     "wasabi/recipe_stays_in_hand",
+    "breakthrough/far_row_no_win",
 ]
 GAMES, SEED = 8, 1
 
