@@ -127,3 +127,38 @@ def test_a_crash_in_the_isolated_query_is_an_answer_not_the_end_of_verify():
     assert isolated(lambda: {"answer": "unsat"}, 10) == {"answer": "unsat"}
     got = isolated(lambda: os.kill(os.getpid(), signal.SIGSEGV), 10)
     assert got["answer"] == "crash" and "signal" in got["why"]
+
+
+def _twins_proof(monkeypatch, samples: bool, spacer: bool = True):
+    """`prove_invariants` on TWINS: the sliced induction cannot prove `bounded` (not inductive
+    alone), so the older engine is asked, then Spacer; the engines each record that they ran."""
+    from verifier.engine.runtime import Engine, Game
+    from verifier.verify import invariants
+    from verifier.verify.run import _sample
+    program, diags = check_text(TWINS, "spacer.rules")
+    states = _sample(Game(Engine(program), 1, {}), 20, 0, 200)[0] if samples else []
+    prover = Prover(program, 1, {}, 10, samples=states)
+    order = []
+    spacer_run, older_run = Spacer.run, Prover.invariants
+    monkeypatch.setattr(Spacer, "run", lambda self, *a: order.append("spacer") or spacer_run(self, *a))
+    monkeypatch.setattr(Prover, "invariants", lambda self, *a, **k: order.append("older") or older_run(self, *a, **k))
+    verdicts = invariants.prove_invariants(prover, list(program.invariants), None, spacer=spacer)
+    return verdicts["bounded"], order
+
+
+def test_the_older_engine_is_asked_before_spacer_and_its_frame_facts_settle_it(monkeypatch):
+    # with sampled states the older engine guesses "twin == count" and proves the claim: Spacer,
+    # asked after it, is not needed (before, Spacer was asked first and spent its share)
+    v, order = _twins_proof(monkeypatch, samples=True)
+    assert v.status == "proved" and "frame facts" in v.reason, v.reason
+    assert order == ["older"]
+
+
+def test_spacer_proves_what_the_older_engine_left_open(monkeypatch):
+    # no samples: no frame fact relates the two counters, the older engine leaves the claim open,
+    # and Spacer, asked next, finds the strengthening
+    v, order = _twins_proof(monkeypatch, samples=False)
+    assert order == ["older", "spacer"]
+    assert v.status == "proved" and "strengthening" in v.reason, v.reason
+    v, order = _twins_proof(monkeypatch, samples=False, spacer=False)
+    assert v.status == "unknown" and order == ["older"]

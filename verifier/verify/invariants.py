@@ -8,11 +8,12 @@ the ones before left open, and the lemmas the proofs leave for the checks after 
    induction shows inductive;
 3. induction (`engines/induction.py`): per-claim Houdini over sliced queries, then the claims a
    move broke again, with every instance that survived as a lemma;
-4. Spacer (`engines/spacer.py`, IC3/PDR on each open claim's cone), with a share of what is left:
-   it finds the strengthening one-step induction lacks, and its invariants become lemmas;
-5. the older mutual induction of `smt/prove.py` with its frame facts (proposed from sampled
-   states), for the claims still open, in the time left: it proves what needs a frame fact the
-   interval facts do not give (e.g. a sum of two counters).
+4. the older mutual induction of `smt/prove.py` with its frame facts (proposed from sampled
+   states), for the claims still open, with a share of what is left: it proves what needs a
+   frame fact the interval facts do not give (e.g. a sum of two counters);
+5. Spacer (`engines/spacer.py`, IC3/PDR on each open claim's cone), in the time left, with every
+   lemma so far: it finds the strengthening one-step induction and the frame facts lack, and its
+   invariants become lemmas.
 
 `strengthen_checks` asks Spacer again, after `well_formed`'s proof, for the run-time checks that
 no proved invariant implied (e.g. "the pool has an item to draw" in a loop that draws from it).
@@ -45,7 +46,8 @@ __all__ = ["prove_invariants", "RESTS_ON"]
 RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
 INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
-SPACER_SHARE = 0.6  # of the time left after the induction, for Spacer (the older engine gets the rest)
+OLDER_SHARE = 0.75  # of the time left after the induction, for the older engine (Spacer gets the rest)
+SPACER_SHARE = 0.6  # of the time left after `well_formed`'s proof, for Spacer on its open checks
 PATH_SHARE = 0.15  # of the time left after the intervals, at most, for the facts of the flow's structure
 
 
@@ -67,6 +69,7 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                                          time.perf_counter() - t0)
     lemmas: list = []
     system = None
+    open_claims: list = []
     try:
         say("building the transition system")
         rel.deadline = deadline  # encoding a move raises OutOfTime past it
@@ -114,49 +117,23 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
             # of its share of the time goes to the next
             results = induction.run(sorted(open_claims, key=lambda c: len(c.instances)), [])
             lemmas += [f for f in induction.lemmas if f not in lemmas]
-            still = [c for c in open_claims if not results[c.name].proved]
-            if spacer and still and (deadline is None or time.perf_counter() < deadline):
-                pdr = Spacer(system, facts, prover.timeout_ms / 1000 * 3, _share(deadline, SPACER_SHARE), say)
-                answers = pdr.run(still, list(lemmas))  # each claim its fair share of Spacer's time
-                for c in still:
-                    if answers[c.name].proved:
-                        results[c.name] = Outcome(True, "spacer", detail=answers[c.name].detail)
-                        lemmas += [f for f in c.instances if f not in lemmas]  # a proved claim is a fact
-                lemmas += [f for f in pdr.lemmas if f not in lemmas]
             for c in open_claims:
-                out = results[c.name]
-                seconds = time.perf_counter() - t0
-                if out.proved and out.kind == "spacer":
-                    verdicts[c.name] = Verdict("proved", "inductive", f"{out.detail}: an inductive strengthening, "
-                                               "checked again by independent queries", seconds)
-                elif out.proved:
-                    verdicts[c.name] = Verdict("proved", "inductive", f"inductive ({len(c.instances)} instances), "
-                                               "with the interval facts and the other proved invariants", seconds)
-                elif out.kind == "sat":
-                    where = f"'{out.move}' (decision point at line {p.decisions[out.decision].node.span.line})"
-                    verdicts[c.name] = Verdict("unknown", "induction", f"not inductive: {where} can break it from "
-                                               "a state satisfying the proved invariants (that state may be "
-                                               "unreachable; a stronger invariant would settle it)", seconds,
-                                               {"decision": out.decision, "move": out.move})
-                elif out.kind == "time":
-                    where = f" (at '{out.move}')" if out.move else ""
-                    verdicts[c.name] = Verdict("unknown", "induction", "its share of the time budget (--budget) "
-                                               f"ran out before the induction was settled{where}", seconds)
-                else:
-                    verdicts[c.name] = Verdict("unknown", "induction", f"the solver gave up at '{out.move}': "
-                                               f"{out.detail}", seconds)
+                verdicts[c.name] = _induction_verdict(p, c, results[c.name], time.perf_counter() - t0)
     except (OutOfBudget, OutOfTime, _Late):
         for inv in live:
             verdicts.setdefault(inv.name, Verdict("unknown", "induction", prover._spent(), time.perf_counter() - t0))
-    found = [Candidate(f"lemma {k}", "", None, (lambda f: lambda state, snaps: f)(f)) for k, f in enumerate(lemmas)]
-    # the older engine, for what is still open, with the time left
-    still = [inv for inv in live if verdicts.get(inv.name) is None or verdicts[inv.name].status != "proved"]
+    found = _as_candidates(lemmas)
     prover.proved = found
+    # the older engine next, for what is still open (cheap where a sampled frame fact is what the
+    # claim lacks), then Spacer with what it leaves: measured on a seed game at 2 to 4 players,
+    # the older engine proved the two claims left in 6-12 s where Spacer, asked first, spent
+    # 36-43 s and proved neither (docs/architecture.md, "The induction, eleventh stop")
+    still = [inv for inv in live if verdicts.get(inv.name) is None or verdicts[inv.name].status != "proved"]
     if still and (deadline is None or time.perf_counter() < deadline):
         say("mutual induction with frame facts")
         prover.spec_invariants = still
         saved = prover.deadline
-        prover.deadline = deadline
+        prover.deadline = _share(deadline, OLDER_SHARE) if spacer and system is not None else deadline
         try:
             older = prover.invariants(given=found)
         except Unsettled:
@@ -168,10 +145,56 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                 verdicts[name] = v
         if prover.proved is None:
             prover.proved = found
+    still = [c for c in open_claims if verdicts[c.name].status != "proved"]
+    if spacer and still and prover.system is not None and (deadline is None or time.perf_counter() < deadline):
+        # every lemma proved so far, the older engine's frame facts included
+        known = [c.at(rel.state, rel.snaps) for c in prover.proved]
+        try:
+            pdr = Spacer(system, prover.facts, prover.timeout_ms / 1000 * 3, deadline, say)
+            answers = pdr.run(still, known)  # each claim its fair share of Spacer's time
+        except (OutOfBudget, OutOfTime, _Late):
+            answers = {}
+        new = []
+        for c in still:
+            if c.name in answers and answers[c.name].proved:
+                verdicts[c.name] = _induction_verdict(p, c, Outcome(True, "spacer", detail=answers[c.name].detail),
+                                                      time.perf_counter() - t0)
+                new += [f for f in c.instances if f not in new]  # a proved claim is a fact
+        if answers:
+            new += [f for f in pdr.lemmas if f not in new]
+        prover.proved = list(prover.proved) + _as_candidates(new, start=len(prover.proved))
     for v in verdicts.values():
         if v.status == "proved":
             v.details["rests_on"] = [RESTS_ON]
     return verdicts
+
+
+def _induction_verdict(p, c, out: Outcome, seconds: float) -> Verdict:
+    """The verdict on claim `c` from an induction engine's outcome (the sliced induction's, or
+    Spacer's as an Outcome of kind "spacer")."""
+    if out.proved and out.kind == "spacer":
+        return Verdict("proved", "inductive", f"{out.detail}: an inductive strengthening, "
+                       "checked again by independent queries", seconds)
+    if out.proved:
+        return Verdict("proved", "inductive", f"inductive ({len(c.instances)} instances), "
+                       "with the interval facts and the other proved invariants", seconds)
+    if out.kind == "sat":
+        where = f"'{out.move}' (decision point at line {p.decisions[out.decision].node.span.line})"
+        return Verdict("unknown", "induction", f"not inductive: {where} can break it from "
+                       "a state satisfying the proved invariants (that state may be "
+                       "unreachable; a stronger invariant would settle it)", seconds,
+                       {"decision": out.decision, "move": out.move})
+    if out.kind == "time":
+        where = f" (at '{out.move}')" if out.move else ""
+        return Verdict("unknown", "induction", "its share of the time budget (--budget) "
+                       f"ran out before the induction was settled{where}", seconds)
+    return Verdict("unknown", "induction", f"the solver gave up at '{out.move}': {out.detail}", seconds)
+
+
+def _as_candidates(formulas: list, start: int = 0) -> list:
+    """Proved formulas as the older engine's Candidates (lemmas it assumes)."""
+    return [Candidate(f"lemma {start + k}", "", None, (lambda f: lambda state, snaps: f)(f))
+            for k, f in enumerate(formulas)]
 
 
 def strengthen_checks(prover: Prover, deadline: float | None, progress=None) -> bool:
