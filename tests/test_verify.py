@@ -585,6 +585,57 @@ def test_a_moves_checks_are_settled_value_by_value(monkeypatch):
     assert len(solvers) > 8  # the values were asked, each in a solver of its own
 
 
+def test_value_splits_keep_the_callers_time_out(monkeypatch):
+    """The frame facts are asked with a short time-out (HINT_TIMEOUT_MS); a value split must not
+    hand each value a solver with the full --timeout: on a seed game at 5 players one value of
+    a move's frame facts took 20 s, the move's whole allowance, and 201 facts were dropped
+    unsettled."""
+    import operator
+    from verifier.smt import prove
+    from verifier.smt.encode import CTX, lift, num, z3
+    from verifier.smt.prove import Prover
+
+    timeouts = []
+
+    class Recording:
+        """Records the time-out of every check; answers `unknown` under the 1 ms first tries."""
+
+        def __init__(self, inner):
+            self.inner, self.ms = inner, None
+
+        def set(self, key, value):
+            self.ms = value if key == "timeout" else self.ms
+            self.inner.set(key, value)
+
+        def check(self, *assumptions):
+            timeouts.append(self.ms)
+            return z3.unknown if self.ms == 1 else self.inner.check(*assumptions)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(prove, "SYMBOLIC_MS", 1)
+    monkeypatch.setattr(prove, "SPLIT_TRY_MS", 1)
+    prover = Prover(program_of(PICKS), 2, {}, 10)
+
+    def solver(self):  # Prover.solver, recorded
+        s = Recording(z3.Solver(ctx=CTX))
+        s.set("timeout", self._call_ms())
+        return s
+    monkeypatch.setattr(Prover, "solver", solver)
+    d = prover.decisions()[0]
+    alt = next(a for a in prover.alternatives(d) if a.split)
+    x = alt.step.state.vars["x"]
+    sol = prover.solver()
+    sol.set("timeout", 7)
+    sol.add(alt.guard)
+    failing: dict = {}
+    at_most = {f"x at most {k}": lift(operator.le, x, num(k)) for k in (63, 60)}
+    prover._houdini(sol, at_most, failing, d, alt, None, ms=7)
+    assert sorted(failing) == ["x at most 60"]  # a = 7, b > 4: settled value by value
+    assert len(timeouts) > 8 and max(timeouts) <= 7, timeouts
+
+
 def test_a_false_invariant_is_never_proved():
     """The proof side alone (no play): an invariant false in reachable states must not come out
     proved — this fails if the assumptions of the induction were contradictory (vacuous) or a

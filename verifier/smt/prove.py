@@ -426,7 +426,7 @@ class Prover:
                         sol.push()
                         if v is not None:
                             sol.add(eq_leaf(alt.step.state.pc, num(v)))
-                        self._houdini(sol, goals, dropped, d, alt, share)
+                        self._houdini(sol, goals, dropped, d, alt, share, ms=timeout_ms)
                         sol.pop()
             if not dropped:
                 return live
@@ -439,13 +439,14 @@ class Prover:
         return [self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
 
     def _houdini(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline=None,
-                 splits: tuple | None = None) -> None:
+                 splits: tuple | None = None, ms: int | None = None) -> None:
         """Which goals can fail? Ask for all at once; each model refutes every goal false in it;
         repeat with the rest until the solver says none can (unsat) or gives up. When it gives
         up and the alternative has choices worth splitting (`Alternative.split`), the goals are
         asked again once per value of the first (a goal holds if it holds for each), splitting
         the next ones where the solver still gives up; else in halves, down to single goals
-        (each then unknown)."""
+        (each then unknown). `ms`: each call's time-out (the caller's, e.g. the frame facts'
+        short one; the value splits' solvers keep it too), else --timeout."""
         nested = splits is not None and alt is not None and len(splits) < len(alt.split)
         if splits is None:
             splits = alt.split if alt is not None else ()
@@ -453,11 +454,12 @@ class Prover:
             if deadline is not None and time.perf_counter() > deadline:
                 failing.update({name: ("unknown", d, alt, "out of time") for name in goals})
                 return
+            limit = self._call_ms() if ms is None else min(ms, self._call_ms())
             if splits:  # a first try only, shorter under a value already fixed: value by value is quick
-                sol.set("timeout", min(SPLIT_TRY_MS if nested else SYMBOLIC_MS, self._call_ms()))
+                sol.set("timeout", min(SPLIT_TRY_MS if nested else SYMBOLIC_MS, limit))
             r = sol.check(not_(and_all(goals.values())))
             if splits:
-                sol.set("timeout", self._call_ms())
+                sol.set("timeout", limit)
             if r == z3.unsat:
                 return
             if r == z3.unknown and splits:
@@ -470,10 +472,11 @@ class Prover:
                         return
                     pair = [(leaf, num(value))]
                     fixed = self.solver()
+                    fixed.set("timeout", limit)
                     fixed.add(*with_values(base, pair))
                     refuted: dict = {}
                     self._houdini(fixed, {k: z3.substitute(g, *pair) for k, g in goals.items()}, refuted, d, alt,
-                                  deadline, rest)
+                                  deadline, rest, ms)
                     failing.update(refuted)
                     for name in refuted:
                         goals.pop(name, None)
@@ -485,7 +488,7 @@ class Prover:
                     return
                 names = list(goals)  # too hard at once: halves, down to single goals
                 for part in (names[:len(names) // 2], names[len(names) // 2:]):
-                    self._houdini(sol, {k: goals[k] for k in part}, failing, d, alt, deadline, splits)
+                    self._houdini(sol, {k: goals[k] for k in part}, failing, d, alt, deadline, splits, ms)
                 return
             m = sol.model()
             refuted = [name for name, g in goals.items() if is_false(m.eval(g, model_completion=True))]
