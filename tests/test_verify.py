@@ -544,6 +544,27 @@ outcome { score p: x }
 '''
 
 
+class _GivesUpWhenHurried:
+    """A solver that answers `unknown` under the 1 ms first tries (choices still symbolic), and
+    records the time-out in force at each check in `log` when given."""
+
+    def __init__(self, inner, log: list | None = None):
+        self.inner, self.ms, self.log = inner, None, log
+
+    def set(self, key, value):
+        self.ms = value if key == "timeout" else self.ms
+        self.inner.set(key, value)
+
+    def check(self, *assumptions):
+        from verifier.smt.encode import z3
+        if self.log is not None:
+            self.log.append(self.ms)
+        return z3.unknown if self.ms == 1 else self.inner.check(*assumptions)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
 def test_a_moves_checks_are_settled_value_by_value(monkeypatch):
     """When the whole query of a move's checks is not settled with its choices symbolic, each
     value of each choice is asked in a solver of its own, substituted (a measure over a 64-cell
@@ -552,24 +573,7 @@ def test_a_moves_checks_are_settled_value_by_value(monkeypatch):
     a = 7 and b > 4, and must still be found, the one on y (0..70) proved. A split that asked
     one value for every other would miss it."""
     from verifier.smt import prove
-    from verifier.smt.encode import z3
     from verifier.smt.prove import Prover
-
-    class GivesUpWhenHurried:
-        """A solver that answers `unknown` under the 1 ms first tries (choices still symbolic)."""
-
-        def __init__(self, inner):
-            self.inner, self.ms = inner, None
-
-        def set(self, key, value):
-            self.ms = value if key == "timeout" else self.ms
-            self.inner.set(key, value)
-
-        def check(self, *assumptions):
-            return z3.unknown if self.ms == 1 else self.inner.check(*assumptions)
-
-        def __getattr__(self, name):
-            return getattr(self.inner, name)
 
     monkeypatch.setattr(prove, "SYMBOLIC_MS", 1)
     monkeypatch.setattr(prove, "SPLIT_TRY_MS", 1)
@@ -579,7 +583,7 @@ def test_a_moves_checks_are_settled_value_by_value(monkeypatch):
     prover.proved = []
     solvers = []
     real = Prover.solver
-    monkeypatch.setattr(Prover, "solver", lambda self: solvers.append(1) or GivesUpWhenHurried(real(self)))
+    monkeypatch.setattr(Prover, "solver", lambda self: solvers.append(1) or _GivesUpWhenHurried(real(self)))
     verdict = prover.obligations()
     assert [f[:2] for f in verdict.details["failures"]] == [["the value is within 0..60", "planted.rules:12:56"]] * 2
     assert len(solvers) > 8  # the values were asked, each in a solver of its own
@@ -595,31 +599,13 @@ def test_value_splits_keep_the_callers_time_out(monkeypatch):
     from verifier.smt.encode import CTX, lift, num, z3
     from verifier.smt.prove import Prover
 
-    timeouts = []
-
-    class Recording:
-        """Records the time-out of every check; answers `unknown` under the 1 ms first tries."""
-
-        def __init__(self, inner):
-            self.inner, self.ms = inner, None
-
-        def set(self, key, value):
-            self.ms = value if key == "timeout" else self.ms
-            self.inner.set(key, value)
-
-        def check(self, *assumptions):
-            timeouts.append(self.ms)
-            return z3.unknown if self.ms == 1 else self.inner.check(*assumptions)
-
-        def __getattr__(self, name):
-            return getattr(self.inner, name)
-
+    timeouts: list = []
     monkeypatch.setattr(prove, "SYMBOLIC_MS", 1)
     monkeypatch.setattr(prove, "SPLIT_TRY_MS", 1)
     prover = Prover(program_of(PICKS), 2, {}, 10)
 
     def solver(self):  # Prover.solver, recorded
-        s = Recording(z3.Solver(ctx=CTX))
+        s = _GivesUpWhenHurried(z3.Solver(ctx=CTX), timeouts)
         s.set("timeout", self._call_ms())
         return s
     monkeypatch.setattr(Prover, "solver", solver)
