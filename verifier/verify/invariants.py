@@ -133,7 +133,8 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         say("mutual induction with frame facts")
         prover.spec_invariants = still
         saved = prover.deadline
-        prover.deadline = _share(deadline, OLDER_SHARE) if spacer and system is not None else deadline
+        # Spacer runs after it only with a whole system (`prover.system`): else the older engine keeps the time
+        prover.deadline = _share(deadline, OLDER_SHARE) if spacer and prover.system is not None else deadline
         try:
             older = prover.invariants(given=found)
         except Unsettled:
