@@ -250,16 +250,30 @@ def cpu_seconds(pid: int) -> float:
     return own + sum(cpu_seconds(int(c)) for c in children)
 
 
+def _ctrl_c_as_at_a_terminal():
+    """Ctrl-C's default disposition in the child, as a terminal gives it. A background job of a
+    non-interactive shell (`make test &` in a CI script) starts with SIGINT ignored, and a child
+    inherits that: Python then installs no KeyboardInterrupt handler and the simulation would
+    play all its games (found in fresh clones whose `.ci/run` ran in the background)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_keeps_the_games_done(jobs):
     proc = subprocess.Popen([RULEBOOK, "simulate", "spec/ramen.rules", "--players", "4", "--games", "100000",
                              "--jobs", jobs, "--json", "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_ctrl_c_as_at_a_terminal)
     deadline = time.monotonic() + 60
     while cpu_seconds(proc.pid) < 3 and time.monotonic() < deadline:  # compiled, and playing for a while
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
-    out, err = proc.communicate(timeout=30)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:  # not stopped by Ctrl-C: it must not play on beside the other tests
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     data = json.loads(out)
