@@ -622,6 +622,46 @@ def test_value_splits_keep_the_callers_time_out(monkeypatch):
     assert len(timeouts) > 8 and max(timeouts) <= 7, timeouts
 
 
+def test_one_hard_goal_does_not_keep_the_easy_ones_unsettled(monkeypatch):
+    """The induction asks a move's goals together; when the solver gives up on them together,
+    each is asked alone, briefly, before the value splits. Here the solver gives up on every
+    query but the negation of one goal, as on a seed game at 5 players where one frame fact
+    kept 13 others unsettled (each unsat in milliseconds alone) and the splits spent the move's
+    time: the true goals must come out proved and the false one refuted, none unknown."""
+    import operator
+    from verifier.smt.encode import CTX, lift, not_, num, z3
+    from verifier.smt.prove import Prover
+
+    prover = Prover(program_of(PICKS), 2, {}, 10)
+    d = prover.decisions()[0]
+    alt = next(a for a in prover.alternatives(d) if a.split)
+    x = alt.step.state.vars["x"]
+    goals = {f"x at most {k}": lift(operator.le, x, num(k)) for k in (63, 60, 70)}
+    alone = [not_(g) for g in goals.values()]  # the terms, not their ids: ids of freed terms are reused
+
+    class OnlyAlone:  # answers a goal asked alone; gives up on anything else
+        def __init__(self):
+            self.inner = z3.Solver(ctx=CTX)
+
+        def check(self, f):
+            return self.inner.check(f) if any(f.eq(a) for a in alone) else z3.unknown
+
+        def reason_unknown(self):
+            return "planted"
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+    monkeypatch.setattr(Prover, "solver", lambda self: OnlyAlone())
+    sol = prover.solver()
+    sol.add(alt.guard)
+    failing: dict = {}
+    prover._houdini(sol, dict(goals), failing, d, alt, None, ms=1000, alone=True)
+    assert {k: v[0] for k, v in failing.items()} == {"x at most 60": "sat"}
+    failing.clear()
+    prover._houdini(sol, dict(goals), failing, d, alt, None, ms=1000)  # without: all unknown
+    assert {v[0] for v in failing.values()} == {"unknown"} and len(failing) == 3
+
+
 def test_a_false_invariant_is_never_proved():
     """The proof side alone (no play): an invariant false in reachable states must not come out
     proved — this fails if the assumptions of the induction were contradictory (vacuous) or a
