@@ -444,13 +444,13 @@ class Prover:
         """Which goals can fail? Ask for all at once; each model refutes every goal false in it;
         repeat with the rest until the solver says none can (unsat) or gives up. When it gives
         up, with `alone` (the induction's goals), each goal is asked alone, briefly, once: one
-        hard goal must not drag the easy ones into the slow paths below (the run-time checks have
-        their own first passes, `_glance` and `_sliced_holds`). Then, for what is left, when the alternative has
-        choices worth splitting (`Alternative.split`), the goals are asked again once per value
-        of the first (a goal holds if it holds for each), splitting the next ones where the
-        solver still gives up; else in halves, down to single goals (each then unknown). `ms`:
-        each call's time-out (the caller's, e.g. the frame facts' short one; the value splits'
-        solvers keep it too), else --timeout."""
+        hard goal must not drag the easy ones into the slow paths below (the run-time checks
+        have their own first passes, `_glance` and `_sliced_holds`). Then, for what is left,
+        when the alternative has choices worth splitting (`Alternative.split`), the goals are
+        asked again once per value of the first (a goal holds if it holds for each), splitting
+        the next ones where the solver still gives up; else in halves, down to single goals
+        (each then unknown). `ms`: each call's time-out (the caller's, e.g. the frame facts'
+        short one; the value splits' solvers keep it too), else --timeout."""
         nested = splits is not None and alt is not None and len(splits) < len(alt.split)
         if splits is None:
             splits = alt.split if alt is not None else ()
