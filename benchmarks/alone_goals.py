@@ -30,12 +30,7 @@ from benchmarks.ab_runs import main_or_child  # noqa: E402
 
 def one(spec: str, players: int, alone: bool) -> dict:
     """The frame-fact fixpoint, in this process (the child's side)."""
-    from verifier.engine.runtime import Engine, Game
-    from verifier.frontend import load_program
-    from verifier.smt.encode import is_true, z3
-    from verifier.smt.prove import HINT_BUDGET_S, HINT_TIMEOUT_MS, Prover
-    from verifier.smt.transition import initial
-    from verifier.verify.run import _sample
+    from verifier.smt.prove import Prover
 
     if not alone:
         houdini = Prover._houdini
@@ -43,6 +38,20 @@ def one(spec: str, players: int, alone: bool) -> dict:
         def together(self, sol, goals, failing, d, alt, deadline=None, splits=None, ms=None, alone=False):
             return houdini(self, sol, goals, failing, d, alt, deadline, splits, ms, False)
         Prover._houdini = together
+    return fixpoint_stats(spec, players)
+
+
+def fixpoint_stats(spec: str, players: int) -> dict:
+    """The older engine's frame-fact fixpoint as `verify` would start it, without its deadline:
+    CPU seconds, the facts proposed and kept, and those dropped unsettled (also used by
+    `size_deltas.py`)."""
+    from verifier.engine.runtime import Engine, Game
+    from verifier.frontend import load_program
+    from verifier.smt.encode import is_true, z3
+    from verifier.smt.prove import HINT_BUDGET_S, HINT_TIMEOUT_MS, Prover
+    from verifier.smt.transition import initial
+    from verifier.verify.run import _sample
+
     program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
     game = Game(Engine(program), players, {})
     states, _ = _sample(game, 30, 1000 + players, 5000)  # as `verify` samples them
@@ -57,21 +66,24 @@ def one(spec: str, players: int, alone: bool) -> dict:
             "unsettled": sum(1 for kind, *_ in failing.values() if kind == "unknown")}
 
 
-def main() -> None:
-    parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["ramen_ink"], 1)
-    if parent is None:
-        return
-    args, runs = parent
+def report(args, runs, off: str, on: str) -> None:
+    """The table of both settings and the ratio on / off (also used by `size_deltas.py`)."""
     print(f"{'spec':10} {'players':>7} {'setting':8} {'CPU s':>7} {'proposed':>9} {'kept':>5} {'unsettled':>9}")
     for spec in args.spec:
         rows = runs(spec)
-        for alone in (False, True):
-            r = rows[alone]
-            print(f"{spec:10} {args.players:7d} {'alone' if alone else 'together':8} "
+        for setting in (False, True):
+            r = rows[setting]
+            print(f"{spec:10} {args.players:7d} {on if setting else off:8} "
                   f"{statistics.median(x['seconds'] for x in r):7.1f} {r[0]['proposed']:9d} "
                   f"{statistics.median(x['kept'] for x in r):5.0f} {statistics.median(x['unsettled'] for x in r):9.0f}")
         ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
-        print(f"{spec:10} alone / together: {ratio:.2f}")
+        print(f"{spec:10} {on} / {off}: {ratio:.2f}")
+
+
+def main() -> None:
+    parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["ramen_ink"], 1)
+    if parent is not None:
+        report(*parent, "together", "alone")
 
 
 if __name__ == "__main__":

@@ -662,6 +662,81 @@ def test_one_hard_goal_does_not_keep_the_easy_ones_unsettled(monkeypatch):
     assert {v[0] for v in failing.values()} == {"unknown"} and len(failing) == 3
 
 
+GIVING = HEAD + '''
+type Card = 0..9
+var a: set of Card = collect(c in Card)
+var b: set of Card = {}
+flow {
+  while size(a) > 0 decreases size(a) {
+    choose turn {
+      move give(c in a) "gives {c}" { remove c from a  add c to b }
+    }
+    turn = next_player(turn)
+  }
+}
+outcome { score p: size(b) }
+invariant kept "no card is lost": size(a) + size(b) == 10 and all(c in Card: not (c in a and c in b))
+'''
+
+
+def test_size_deltas_are_tautologies_and_reach_the_goals_asked_alone(monkeypatch):
+    """`size_deltas` tells the solver how each changed set's size moved (what it lost and
+    gained): it must hold whatever the states (a tautology: no assumption may sneak in), and
+    `_fixpoint` must hand it to `_houdini` for each successor case, which adds it when it asks
+    the goals alone (only then: in every query it slowed a seed game's frame facts down)."""
+    from verifier.smt.encode import CTX, not_, z3
+    from verifier.smt.prove import Prover, size_deltas
+    from verifier.smt.relation import successor_cases
+
+    prover = Prover(program_of(GIVING), 2, {}, 10)
+    lemmas = []
+    for d in prover.decisions():
+        for alt in prover.alternatives(d):
+            for _, after in successor_cases(alt):
+                lemmas += [(alt.label, f) for f in size_deltas(alt.source[0], after)]
+    assert len(lemmas) >= 2  # a and b change at the move
+    for label, f in lemmas:
+        sol = z3.Solver(ctx=CTX)
+        assert sol.check(not_(f)) == z3.unsat, (label, f)
+    handed: list = []
+    houdini = Prover._houdini
+
+    def recorded(self, *args, hints=None, **kw):
+        handed.extend(hints or [])
+        return houdini(self, *args, hints=hints, **kw)
+    monkeypatch.setattr(Prover, "_houdini", recorded)
+    proved = prover.invariants()
+    assert proved["kept"].status == "proved", proved["kept"]
+    assert all(any(f.eq(h) for h in handed) for _, f in lemmas)
+    monkeypatch.setattr(Prover, "_houdini", houdini)
+
+    class GivesUpTogether:  # gives up on goals asked together; records what a goal alone is asked with
+        def __init__(self):
+            self.inner, self.seen = z3.Solver(ctx=CTX), []
+
+        def check(self, f):
+            if z3.is_not(f) and z3.is_and(f.arg(0)):
+                return z3.unknown
+            self.seen.append(list(self.inner.assertions()))
+            return self.inner.check(f)
+
+        def reason_unknown(self):
+            return "planted"
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+    d = prover.decisions()[0]
+    alt = prover.alternatives(d)[0]
+    after = successor_cases(alt)[0][1]
+    hints = size_deltas(alt.source[0], after)
+    sol = GivesUpTogether()
+    sol.add(alt.guard)
+    goals = {"trivially true": z3.BoolVal(True, ctx=CTX) == z3.BoolVal(True, ctx=CTX), "the move was legal": alt.guard}
+    prover._houdini(sol, goals, {}, d, alt, None, ms=1000, alone=True, hints=hints)
+    assert sol.seen and all(any(h.eq(x) for x in seen) for seen in sol.seen for h in hints)
+    assert not any(h.eq(x) for x in sol.inner.assertions() for h in hints)  # taken back after
+
+
 def test_a_false_invariant_is_never_proved():
     """The proof side alone (no play): an invariant false in reachable states must not come out
     proved — this fails if the assumptions of the induction were contradictory (vacuous) or a

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
-from .encode import (CTX, TRUE, Encoder, NotEncoded, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
+from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation, at_pc, successor_cases
 from .transition import initial, legal, fresh_params
 from .dag import Dag
@@ -58,6 +58,34 @@ class Verdict:
     reason: str = ""
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
+
+
+def size_deltas(before: StateVars, after: StateVars) -> list:
+    """For each set the move changes (a `var` or flow local, or a set inside an array): its size
+    after = its size before - the members it lost + the members it gained. A tautology, over the
+    changed members only (the others add nothing), written with the very size terms `size(S)`
+    encodes to. Measured on a seed game's simultaneous reveal (`remove c from hand[p]` for
+    each p): facts relating the hands' sizes were unknown after 10 s each without it and unsat
+    in 0.02-0.22 s with it; the solver no longer has to find the one member that left among a
+    sum of 45 terms."""
+    out: list = []
+    for name, post in list(after.vars.items()) + list(after.locals.items()):
+        pre = before.vars.get(name, before.locals.get(name))
+        if pre is not None:
+            _size_delta(pre, post, out)
+    return out
+
+
+def _size_delta(pre, post, out: list) -> None:
+    if isinstance(pre, SetVal) and isinstance(post, SetVal) and len(pre) == len(post):
+        changed = [(a, b) for a, b in zip(pre, post) if not same(a, b)]
+        if changed:
+            lost = total([bool_int(z3.And(a, z3.Not(b))) for a, b in changed])
+            gained = total([bool_int(z3.And(b, z3.Not(a))) for a, b in changed])
+            out.append(total([bool_int(b) for b in post]) == total([bool_int(a) for a in pre]) - lost + gained)
+    elif type(pre) is tuple and type(post) is tuple and len(pre) == len(post):  # an array (not a sequence)
+        for a, b in zip(pre, post):
+            _size_delta(a, b, out)
 
 
 @dataclass
@@ -385,6 +413,7 @@ class Prover:
         they are help, not claims)."""
         live = list(cands)
         encoded: dict = {}  # (decision, alternative index, candidate name) -> Z3 term after the move
+        deltas: dict = {}  # (decision, alternative index, case) -> `size_deltas` of the move in that case
         remaining = (self.deadline - time.perf_counter()) if self.deadline is not None else 600.0
         stage_end = time.perf_counter() + HINT_SHARE * remaining
         while live:
@@ -427,7 +456,12 @@ class Prover:
                         sol.push()
                         if v is not None:
                             sol.add(eq_leaf(alt.step.state.pc, num(v)))
-                        self._houdini(sol, goals, dropped, d, alt, share, ms=timeout_ms, alone=True)
+                        # how each changed set's size moved (sizes are what many facts relate),
+                        # for the goals asked alone: in every query they slowed a seed game down
+                        if (d, k, v) not in deltas:
+                            deltas[(d, k, v)] = size_deltas(alt.source[0] if alt.source else self.rel.state, after)
+                        self._houdini(sol, goals, dropped, d, alt, share, ms=timeout_ms, alone=True,
+                                      hints=deltas[(d, k, v)])
                         sol.pop()
             if not dropped:
                 return live
@@ -440,7 +474,8 @@ class Prover:
         return [self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
 
     def _houdini(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline=None,
-                 splits: tuple | None = None, ms: int | None = None, alone: bool = False) -> None:
+                 splits: tuple | None = None, ms: int | None = None, alone: bool = False,
+                 hints: list | None = None) -> None:
         """Which goals can fail? Ask for all at once; each model refutes every goal false in it;
         repeat with the rest until the solver says none can (unsat) or gives up. When it gives
         up, with `alone` (the induction's goals), each goal is asked alone, briefly, once: one
@@ -450,7 +485,8 @@ class Prover:
         asked again once per value of the first (a goal holds if it holds for each), splitting
         the next ones where the solver still gives up; else in halves, down to single goals
         (each then unknown). `ms`: each call's time-out (the caller's, e.g. the frame facts'
-        short one; the value splits' solvers keep it too), else --timeout."""
+        short one; the value splits' solvers keep it too), else --timeout. `hints`: valid
+        formulas (`size_deltas`) added for the goals asked alone only."""
         nested = splits is not None and alt is not None and len(splits) < len(alt.split)
         if splits is None:
             splits = alt.split if alt is not None else ()
@@ -471,7 +507,7 @@ class Prover:
                 # in milliseconds alone, while the 14th kept the query of all of them unsettled
                 # and the value splits then spent the move's whole allowance on it
                 alone = False
-                self._each_alone(sol, goals, failing, d, alt, deadline, min(ALONE_MS, limit))
+                self._each_alone(sol, goals, failing, d, alt, deadline, min(ALONE_MS, limit), hints or [])
                 sol.set("timeout", limit)
                 if not goals:
                     return
@@ -514,23 +550,30 @@ class Prover:
                 del goals[name]
 
     @staticmethod
-    def _each_alone(sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline, ms: int) -> None:
-        """Each goal asked alone within `ms`: unsat settles it (it holds), a model refutes every
-        goal false in it (`failing`); what the solver gives up on stays in `goals`."""
+    def _each_alone(sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline, ms: int,
+                    hints: list) -> None:
+        """Each goal asked alone within `ms`, with `hints` (valid formulas) added: unsat settles
+        it (it holds), a model refutes every goal false in it (`failing`); what the solver gives
+        up on stays in `goals`."""
         sol.set("timeout", ms)
-        for name in list(goals):
-            if name not in goals:
-                continue  # refuted by an earlier goal's model
-            if deadline is not None and time.perf_counter() > deadline:
-                return
-            r = sol.check(not_(goals[name]))
-            if r == z3.unsat:
-                del goals[name]
-            elif r == z3.sat:
-                m = sol.model()
-                for other in [k for k, g in goals.items() if is_false(m.eval(g, model_completion=True))] or [name]:
-                    failing[other] = ("sat", d, alt, m)
-                    del goals[other]
+        sol.push()
+        sol.add(*hints)
+        try:
+            for name in list(goals):
+                if name not in goals:
+                    continue  # refuted by an earlier goal's model
+                if deadline is not None and time.perf_counter() > deadline:
+                    return
+                r = sol.check(not_(goals[name]))
+                if r == z3.unsat:
+                    del goals[name]
+                elif r == z3.sat:
+                    m = sol.model()
+                    for other in [k for k, g in goals.items() if is_false(m.eval(g, model_completion=True))] or [name]:
+                        failing[other] = ("sat", d, alt, m)
+                        del goals[other]
+        finally:
+            sol.pop()
 
     def _where(self, d: int, alt: Alternative) -> str:
         node = self.p.decisions[d].node
