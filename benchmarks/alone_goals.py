@@ -35,8 +35,8 @@ def one(spec: str, players: int, alone: bool) -> dict:
     if not alone:
         houdini = Prover._houdini
 
-        def together(self, sol, goals, failing, d, alt, deadline=None, splits=None, ms=None, alone=False):
-            return houdini(self, sol, goals, failing, d, alt, deadline, splits, ms, False)
+        def together(self, *args, alone=False, **kw):  # whatever else `_fixpoint` passes, passed on
+            return houdini(self, *args, alone=False, **kw)
         Prover._houdini = together
     return fixpoint_stats(spec, players)
 

@@ -3,9 +3,11 @@
     .venv/bin/python benchmarks/size_deltas.py --spec ramen --players 2     # about 10 minutes
     .venv/bin/python benchmarks/size_deltas.py --spec ramen_ink --players 5
 
-`Prover._fixpoint` (`verifier/smt/prove.py`) now gives each successor case's query, for every
-set the move changes, "its size after = its size before - the members it lost + the members it
-gained" (`size_deltas`: a tautology over the changed members). Facts that relate sets' sizes
+`Prover._fixpoint` (`verifier/smt/prove.py`) now hands `_houdini`, for every set the move
+changes, "its size after = its size before - the members it lost + the members it gained"
+(`size_deltas`: a tautology over the changed members), added when the goals are asked alone
+after the joint query gave up (in every query it cost Ramen more than it gained: the README
+has both measurements). Facts that relate sets' sizes
 ("both hands hold as many cards", "a hand's size plus the round is 10") otherwise make the
 solver find, in a sum over the whole domain, the one member that moved. For both settings, in
 interleaved rounds, each in a fresh process: `alone_goals.fixpoint_stats` (the fixpoint as
