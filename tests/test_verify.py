@@ -1169,3 +1169,140 @@ outcome { score p: x }
     assert [len(h) for _, h in sorted(held.items())] == [3, 4, 4]
     assert [truth for kind, _, truth in held[2] if kind == "cond"] == [True, False, False]
     assert [kind for kind, _, _ in held[0]] == ["cond", "measure", "cond"]
+
+
+ROUNDS = HEAD + '''
+var points: array[Player] of 0..40 = 0
+var banked: array[Player] of 0..40 = 0
+flow {
+  for round in 1..3 {
+    choose turn {
+      move open() "opens the round" { moves += 1 }
+    }
+    for p in seats_from(0) {
+      for step in 1..2 {
+        choose p {
+          move earn(k: 1..3) "earns {k}" { points[p] += k }
+        }
+      }
+    }
+    for q in players { banked[q] = points[q] }
+  }
+}
+outcome { score p: banked[p] }
+invariant behind "no seat banks more than it earned": all(p in players: banked[p] <= points[p])
+'''
+
+
+def _leaf_terms(value) -> list:
+    """The z3 terms of a state variable's value (arrays are nested tuples)."""
+    from verifier.smt.encode import z3
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _leaf_terms(v)]
+    return [value] if isinstance(value, z3.ExprRef) else []
+
+
+def _earn(prover):
+    """(decision point, alternative) of ROUNDS' first seat earning."""
+    return next((d, a) for d in prover.decisions() for a in prover.alternatives(d) if a.label.startswith("earn"))
+
+
+def test_successor_paths_cover_every_successor_and_specialise_soundly():
+    """A move's flow can reach one decision point several ways (the same seat's next step, the
+    next seat, the next round after the banking loop). Each way is a `SuccessorPath`: together
+    they cover every successor, no two overlap, and a term specialised to a path equals the
+    term wherever the path is taken (what makes dropping its other branches sound)."""
+    from verifier.smt.encode import CTX, z3
+    from verifier.smt.prove import Prover
+    from verifier.smt.relation import successor_paths
+
+    prover = Prover(program_of(ROUNDS), 2, {}, 10)
+    d, alt = _earn(prover)
+    paths = successor_paths(alt)
+    assert len({p.pc for p in paths}) < len(paths)  # one decision point, reached more than one way
+
+    def valid(f) -> bool:
+        s = z3.Solver(ctx=CTX)
+        s.add(alt.guard, z3.Not(f))
+        return s.check() == z3.unsat
+
+    assert valid(z3.Or(*[p.term for p in paths]))
+    for i, a in enumerate(paths):
+        for b in paths[i + 1:]:
+            assert valid(z3.Not(z3.And(a.term, b.term)))
+    shrunk = 0
+    for p in paths:
+        for t in _leaf_terms(list(p.state.vars.values())):
+            s = p.specialise(t)
+            assert valid(z3.Implies(p.term, s == t)), (p.pc, t)
+            shrunk += not s.eq(t)
+    assert shrunk  # it does specialise something
+
+
+def test_the_seats_a_move_leaves_alone_fall_out_of_a_claims_goal():
+    """After a seat's move, a claim over every seat must be shown again only for what the move
+    changes along the way its flow runs: on the way to the same seat's next step, the other
+    seat's conjunct reads as it did before (the pre-state assumes it) and drops out; on the
+    way through the banking loop, every seat's reads `points <= points` and is true. Without
+    the paths, the successor merges every way and no conjunct reads as before."""
+    from verifier.smt.encode import is_true, z3
+    from verifier.smt.prove import Prover
+    from verifier.smt.relation import at_pc, successor_paths
+    from verifier.smt.system import flatten_and
+
+    prover = Prover(program_of(ROUNDS), 2, {}, 10)
+    d, alt = _earn(prover)
+    claim = next(c for c in prover.candidates() if c.name == "behind")
+    before = at_pc(alt.source[0], d)
+    pre = flatten_and(z3.simplify(claim.at(before, alt.source[1])))  # terms, not ids: freed ids are reused
+    merged = flatten_and(z3.simplify(claim.at(at_pc(alt.step.state, d), alt.step.snapshots)))
+    assert len(merged) == 2 and not any(x.eq(y) for x in merged for y in pre)
+    left = [prover._what_changes(claim, p, alt, before, {}) for p in successor_paths(alt)]
+    assert all(is_true(g) or len(flatten_and(g)) == 1 for g in left), [str(g) for g in left]
+    assert any(is_true(g) for g in left) and not all(is_true(g) for g in left)
+
+
+def test_a_claim_given_up_on_whole_is_settled_conjunct_by_conjunct(monkeypatch):
+    """When the solver gives up on a claim as a whole, each conjunct is asked in a solver of its
+    own (as on a seed game at 5 players: 40 conjuncts together unknown after 20 s, each alone
+    unsat within seconds). Here every query of more than one conjunct gives up: the true claim
+    must come out proved, the false one refuted by a model, and without the pass both unknown."""
+    import operator
+    from verifier.smt.encode import CTX, and_all, lift, num, z3
+    from verifier.smt.prove import Prover
+    from verifier.smt.system import flatten_and
+
+    prover = Prover(program_of(PICKS), 2, {}, 10)
+    d = prover.decisions()[0]
+    alt = next(a for a in prover.alternatives(d) if a.split)
+    x, y = alt.step.state.vars["x"], alt.step.state.vars["y"]
+    true = and_all([lift(operator.le, x, num(63)), lift(operator.le, y, num(63)), lift(operator.ge, x, num(0))])
+    false = and_all([lift(operator.le, x, num(63)), lift(operator.le, y, num(60))])
+
+    class WholeGivesUp:  # gives up on the negation of more than one conjunct
+        def __init__(self):
+            self.inner, self.last = z3.Solver(ctx=CTX), None
+
+        def add(self, *fs):
+            self.last = fs[-1] if fs else self.last
+            self.inner.add(*fs)
+
+        def check(self, *fs):
+            f = fs[0] if fs else self.last
+            if z3.is_not(f) and len(flatten_and(f.arg(0))) > 1:
+                return z3.unknown
+            return self.inner.check(*fs)
+
+        def reason_unknown(self):
+            return "planted"
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+    monkeypatch.setattr(Prover, "solver", lambda self: WholeGivesUp())
+    for by_conjunct, expected in ((True, {"false": "sat"}), (False, {"true": "unknown", "false": "unknown"})):
+        failing: dict = {}
+        for name, goal in (("true", true), ("false", false)):
+            sol = prover.solver()
+            sol.add(alt.guard)
+            prover._houdini(sol, {name: goal}, failing, d, None, None, ms=1000, alone=True, by_conjunct=by_conjunct)
+        assert {k: v[0] for k, v in failing.items()} == expected

@@ -29,7 +29,7 @@ from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
-from .relation import Alternative, Candidate, OutOfTime, Relation, at_pc, successor_cases
+from .relation import Alternative, Candidate, OutOfTime, Relation, SuccessorPath, at_pc, successor_paths
 from .transition import initial, legal, fresh_params
 from .dag import Dag
 from .system import flatten_and
@@ -47,6 +47,7 @@ SLICE_MS = 1000  # per sliced try of a run-time check not settled at a glance (`
 SYMBOLIC_MS = 2000  # a whole query of checks with the move's choices symbolic, before value by value
 SPLIT_TRY_MS = 300  # ... and with some of them fixed, before fixing the next
 ALONE_MS = 300  # per goal asked alone when the goals together were not settled (`_houdini`)
+CONJUNCT_MS = 5000  # per conjunct of a claim the solver gave up on as a whole (`_each_conjunct`)
 MAX_BOUND_STEPS = 8  # plain-solver steps past a score bound Optimize gave too tight (`_confirmed_bound`)
 MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
 
@@ -412,8 +413,10 @@ class Prover:
         alternative has not settled within that many seconds is dropped too (frame facts only:
         they are help, not claims)."""
         live = list(cands)
-        encoded: dict = {}  # (decision, alternative index, candidate name) -> Z3 term after the move
-        deltas: dict = {}  # (decision, alternative index, case) -> `size_deltas` of the move in that case
+        claims = budget_s is None  # (the frame facts come with a budget per move)
+        encoded: dict = {}  # (decision, alternative index, path, candidate name) -> what must hold after the move
+        deltas: dict = {}  # (decision, alternative index, path) -> `size_deltas` of the move on that path
+        pre_parts: dict = {}  # id of a candidate's term before a move -> (it, its conjuncts as is and simplified, their ids)
         remaining = (self.deadline - time.perf_counter()) if self.deadline is not None else 600.0
         stage_end = time.perf_counter() + HINT_SHARE * remaining
         while live:
@@ -431,37 +434,36 @@ class Prover:
                     if self.deadline is not None:  # never past the budget, whatever the stage allows
                         self.check_budget()
                         deadline = min(deadline, self.deadline)
-                    # one question per decision point the move can lead to: there, the facts about
-                    # every other decision point hold trivially and fall out of the goals
-                    cases = successor_cases(alt)
+                    # one question per decision point the move can lead to: there, the facts
+                    # about every other decision point hold trivially; for the claims, one per way
+                    # the flow runs there, each goal specialised to it (`_what_changes`: what the
+                    # flow's other ways would change falls out). Not for the frame facts: measured
+                    # on a seed game, specialising hundreds of facts to twice as many cases cost
+                    # more than its queries saved
+                    paths = successor_paths(alt, by_value=not claims)
                     before = at_pc(alt.source[0], d) if alt.source else None
-                    for i, (v, after) in enumerate(cases):
-                        # each case its share of what is left of the alternative's time (a case
+                    for i, path in enumerate(paths):
+                        # each path its share of what is left of the alternative's time (a path
                         # that runs the final scoring must not starve the others)
                         share = None if deadline is None else \
-                            time.perf_counter() + (deadline - time.perf_counter()) / (len(cases) - i)
+                            time.perf_counter() + (deadline - time.perf_counter()) / (len(paths) - i)
                         goals = {}
                         for c in live:
-                            key = (d, k, v, c.name)
+                            key = (d, k, i, c.name)
                             if key not in encoded:
-                                encoded[key] = c.at(after, alt.step.snapshots)
-                                # the move leaves what the fact reads as it was: it holds after as
-                                # it held before (the same term, Z3 terms being hash-consed)
-                                if before is not None and same(encoded[key], c.at(before, alt.source[1])):
-                                    encoded[key] = TRUE
+                                encoded[key] = self._what_changes(c, path, alt, before, pre_parts if claims else None)
                             if not is_true(encoded[key]) and c.name not in dropped:
                                 goals[c.name] = encoded[key]
                         if not goals:
                             continue
                         sol.push()
-                        if v is not None:
-                            sol.add(eq_leaf(alt.step.state.pc, num(v)))
+                        sol.add(path.term)
                         # how each changed set's size moved (sizes are what many facts relate),
                         # for the goals asked alone: in every query they slowed a seed game down
-                        if (d, k, v) not in deltas:
-                            deltas[(d, k, v)] = size_deltas(alt.source[0] if alt.source else self.rel.state, after)
+                        if (d, k, i) not in deltas:
+                            deltas[(d, k, i)] = size_deltas(alt.source[0] if alt.source else self.rel.state, path.state)
                         self._houdini(sol, goals, dropped, d, alt, share, ms=timeout_ms, alone=True,
-                                      hints=deltas[(d, k, v)])
+                                      hints=deltas[(d, k, i)], by_conjunct=claims)
                         sol.pop()
             if not dropped:
                 return live
@@ -469,13 +471,35 @@ class Prover:
             live = [c for c in live if c.name not in dropped]
         return live
 
+    @staticmethod
+    def _what_changes(c: Candidate, path: SuccessorPath, alt: Alternative, before, pre_parts: dict | None):
+        """What of candidate c must be shown after the move, when its flow runs along `path`: its
+        term there, specialised to the path, less each conjunct that reads as one of its own
+        conjuncts before the move (the pre-state assumes c, so those hold: e.g. a claim over
+        every seat, whose other seats the move leaves alone). TRUE when nothing is left.
+        `pre_parts`: a cache of the conjuncts before; None: the whole term or TRUE (the frame
+        facts, mostly single atoms: simplifying hundreds of them per move cost more than it saved)."""
+        post = c.at(path.state, alt.step.snapshots)
+        pre = c.at(before, alt.source[1]) if before is not None else None
+        if pre is not None and same(post, pre):  # the move leaves what it reads as it was
+            return TRUE
+        post = path.specialise(post)
+        if pre is None or pre_parts is None or is_true(post):
+            return post
+        entry = pre_parts.get(pre.get_id())
+        if entry is None:
+            # the terms are kept with their ids: Z3 reuses the id of a term once it is freed
+            parts = [x for t in (pre, z3.simplify(pre)) for x in flatten_and(t)]
+            entry = pre_parts[pre.get_id()] = (pre, parts, {x.get_id() for x in parts})
+        return and_all([x for x in flatten_and(post) if x.get_id() not in entry[2]])
+
     def _at(self, d: int, alt: Alternative) -> list:
         """The pre-state is at decision point d, in the alternative's case."""
         return [self.rel.at_decision(d, self.rel.state)] + ([alt.pin] if alt.pin is not None else [])
 
     def _houdini(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline=None,
                  splits: tuple | None = None, ms: int | None = None, alone: bool = False,
-                 hints: list | None = None) -> None:
+                 hints: list | None = None, by_conjunct: bool = False) -> None:
         """Which goals can fail? Ask for all at once; each model refutes every goal false in it;
         repeat with the rest until the solver says none can (unsat) or gives up. When it gives
         up, with `alone` (the induction's goals), each goal is asked alone, briefly, once: one
@@ -486,7 +510,8 @@ class Prover:
         the next ones where the solver still gives up; else in halves, down to single goals
         (each then unknown). `ms`: each call's time-out (the caller's, e.g. the frame facts'
         short one; the value splits' solvers keep it too), else --timeout. `hints`: valid
-        formulas (`size_deltas`) added for the goals asked alone only."""
+        formulas (`size_deltas`) added for the goals asked alone only. `by_conjunct` (the
+        claims): then each goal's conjuncts are asked one by one (`_each_conjunct`)."""
         nested = splits is not None and alt is not None and len(splits) < len(alt.split)
         if splits is None:
             splits = alt.split if alt is not None else ()
@@ -512,6 +537,12 @@ class Prover:
                 if not goals:
                     return
                 # the hard ones left: on to the splits (asked together again, they would give up again)
+            if r == z3.unknown and by_conjunct:
+                by_conjunct = False
+                self._each_conjunct(sol, goals, failing, d, alt, deadline, min(CONJUNCT_MS, limit))
+                sol.set("timeout", limit)
+                if not goals:
+                    return
             if r == z3.unknown and splits:
                 # each value in a solver of its own, substituted (`with_values`): after push/pop
                 # Z3 no longer preprocesses, and the value would not fold
@@ -574,6 +605,41 @@ class Prover:
                         del goals[other]
         finally:
             sol.pop()
+
+    def _each_conjunct(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline, ms: int) -> None:
+        """Each goal's conjuncts (a claim over every seat and slot has dozens) asked one by one,
+        each in a solver of its own with `sol`'s assertions, within `ms`: a goal holds when
+        every conjunct does, a model refutes it; what the solver gives up on stays, the goal
+        reduced to it. Measured on a seed game at 5 players: a claim's 40 conjuncts after a
+        draw gave up together after 20 s, and each alone was unsat in 0.2-6 s. Own solvers:
+        `sol` has been pushed, and Z3 then no longer preprocesses (the same conjuncts in it took
+        3 s or gave up)."""
+        base = list(sol.assertions())
+        for name in list(goals):
+            parts = flatten_and(goals[name])
+            if len(parts) < 2:
+                continue
+            left, model = [], None
+            for j, part in enumerate(parts):
+                if deadline is not None and time.perf_counter() > deadline:
+                    left += parts[j:]
+                    break
+                one = self.solver()
+                one.set("timeout", ms)
+                one.add(*base, not_(part))
+                r = one.check()
+                if r == z3.sat:
+                    model = one.model()
+                    break
+                if r == z3.unknown:
+                    left.append(part)
+            if model is not None:
+                failing[name] = ("sat", d, alt, model)
+                del goals[name]
+            elif left:
+                goals[name] = and_all(left)
+            else:
+                del goals[name]
 
     def _where(self, d: int, alt: Alternative) -> str:
         node = self.p.decisions[d].node

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from .encode import (CTX, Encoder, NotEncoded, OutOfTime, SeqVal, encoding_deadline, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_num, is_true, lift,
-                     num, or_all, range_constraints, select)
+from .encode import (CTX, TRUE, Encoder, NotEncoded, OutOfTime, SeqVal, encoding_deadline, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_num, is_true, lift,
+                     num, or_all, range_constraints, same, select)
 from .transition import (Step, chance_draw, chance_successor, decision_paths, fresh, fresh_params,
                          fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
 
-__all__ = ["Alternative", "Relation", "Candidate", "at_pc", "successor_cases"]
+__all__ = ["Alternative", "Relation", "Candidate", "SuccessorPath", "at_pc", "successor_cases", "successor_paths"]
 
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
 MAX_CASES = 256  # cases of loop positions at one decision point
@@ -394,3 +394,54 @@ def successor_cases(alt: Alternative) -> list:
         else:
             return [(None, st)]
     return [(v, at_pc(st, v)) for v in sorted(set(values))]
+
+
+@dataclass(frozen=True)
+class SuccessorPath:
+    """One way a move's flow can run to its next decision point (or to the end): a leaf of the
+    successor's `pc` term. `conds`: the `if` conditions on the way to it, each with the value it
+    takes there; `state`: the successor with `pc` the literal `pc`; `term`: "the flow ran this
+    way" (TRUE: every successor)."""
+    pc: int | None
+    conds: tuple  # ((condition, bool), ...)
+    state: StateVars
+    term: object
+
+    def specialise(self, term):
+        """`term` (over the successor) as it reads on this path: each condition replaced by its
+        value here, then simplified. Equivalent to `term` wherever `self.term` holds; what the
+        flow's other paths would have done to a variable drops out of its term (merged by
+        `if`s on those very conditions)."""
+        if not self.conds:
+            return term
+        return z3.simplify(z3.substitute(term, *[(c, z3.BoolVal(b, CTX)) for c, b in self.conds]))
+
+
+def successor_paths(alt: Alternative, by_value: bool = False) -> list[SuccessorPath]:
+    """Each way the move's flow can run to a decision point or the end (`SuccessorPath`), read
+    off the successor's `pc` term (literals under `if`s); one path with no conditions when that
+    term is not of this shape. Finer than one case per decision point: two paths can reach one
+    (the next seat's turn, or the same seat's next draw). `by_value`: one case per decision
+    point after all ("the successor is at v", no conditions to specialise by), as
+    `successor_cases`."""
+    st = alt.step.state
+    if by_value:
+        return [SuccessorPath(v, (), after, TRUE if v is None else eq_leaf(st.pc, num(v)))
+                for v, after in successor_cases(alt)]
+    out: list = []
+    todo = [(st.pc, ())]
+    while todo:
+        t, conds = todo.pop()
+        if is_num(t):
+            lits = and_all([c if b else z3.Not(c) for c, b in conds])
+            out.append(SuccessorPath(t.as_long(), conds, at_pc(st, t.as_long()), lits))
+        elif z3.is_app_of(t, z3.Z3_OP_ITE):
+            c = t.arg(0)
+            known = [b for x, b in conds if same(x, c)]
+            if known:  # decided higher up: only that branch is a way the flow can run
+                todo.append((t.arg(1) if known[0] else t.arg(2), conds))
+            else:
+                todo += [(t.arg(2), conds + ((c, False),)), (t.arg(1), conds + ((c, True),))]
+        else:
+            return [SuccessorPath(None, (), st, TRUE)]
+    return out
