@@ -1,7 +1,7 @@
-"""Benchmark: the older engine's claims, asked per successor case or per path, conjunct by conjunct.
+"""Benchmark: `verify` with the older engine's claims asked per successor case or per path.
 
-    .venv/bin/python benchmarks/claim_paths.py --spec ramen_ink --players 4
-    .venv/bin/python benchmarks/claim_paths.py --spec ramen_ink --players 5   # about half an hour
+    .venv/bin/python benchmarks/claim_paths.py --spec ramen_ink --players 3
+    .venv/bin/python benchmarks/claim_paths.py --spec ramen_ink --players 5   # about 10 minutes
 
 The older mutual induction (`Prover._fixpoint` in `verifier/smt/prove.py`) asked a claim once per
 decision point a move can lead to, with the successor merged over every way the flow runs there
@@ -11,18 +11,20 @@ it and less the conjuncts that read as before the move (`Prover._what_changes`),
 solver gives up on as a whole is asked conjunct by conjunct (`Prover._each_conjunct`). The frame
 facts keep one case per decision point in both settings.
 
-The claims are those `verify` leaves to the older engine on that game (`CLAIMS`); the spec's
-other invariants are given as lemmas, as the sliced induction proves them there. For both
-settings, in interleaved rounds, each in a fresh process: the older engine's `invariants()`
-without a deadline (its frame-fact fixpoint included, the same in both), CPU seconds, and each
-claim's verdict. Prints the ratio on / off (below 1: faster); nothing is asserted (the machine
-is shared: compare ratios within one run).
+For both settings, in interleaved rounds, each in a fresh process: `rulebook verify SPEC
+--players N --no-cache --jobs 1` at the default budget (the older engine gets the claims the
+sliced induction leaves, with its lemmas, as in every run), its CPU seconds and the properties
+proved. Prints the ratio on / off (below 1: faster); nothing is asserted (the machine is
+shared: compare ratios within one run).
 """
 from __future__ import annotations
 
+import json
+import os
+import resource
 import statistics
 import sys
-import time
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,17 +33,17 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.ab_runs import main_or_child  # noqa: E402
 
-# the claims the sliced induction leaves to the older engine in `verify` (docs/architecture.md)
-CLAIMS = {"ramen_ink": ["served_scored", "three_adjacent"]}
+
+def _cpu() -> float:
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def one(spec: str, players: int, paths: bool) -> dict:
-    """The older engine on the spec's hard claims, in this process (the child's side)."""
+    """`rulebook verify` on the spec at one count, in this process (the child's side)."""
     import verifier.smt.prove as prove
-    from verifier.engine.runtime import Engine, Game
-    from verifier.frontend import load_program
+    from verifier.cli import main as rulebook
     from verifier.smt.prove import Prover
-    from verifier.verify.run import _sample
 
     if not paths:  # as before: one case per decision point, whole goals, no conjunct pass
         by_path, changes, houdini = prove.successor_paths, Prover._what_changes, Prover._houdini
@@ -51,32 +53,41 @@ def one(spec: str, players: int, paths: bool) -> dict:
         def whole(self, *args, by_conjunct=False, **kw):
             return houdini(self, *args, by_conjunct=False, **kw)
         Prover._houdini = whole
-    program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
-    game = Game(Engine(program), players, {})
-    states, _ = _sample(game, 30, 1000 + players, 5000)  # as `verify` samples them
-    prover = Prover(program, players, dict(game.option_values), 20, samples=states)
-    hard = CLAIMS[spec]
-    by_name = {c.name: c for c in prover.candidates()}
-    given = [by_name[inv.name] for inv in program.invariants if inv.name not in hard]
-    prover.spec_invariants = [inv for inv in program.invariants if inv.name in hard]
-    t0 = time.process_time()
-    verdicts = prover.invariants(given=given)
-    return {"seconds": time.process_time() - t0,
-            "proved": sorted(name for name, v in verdicts.items() if v.status == "proved" and name in hard)}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "verify.json"
+        sys.argv = ["rulebook", "verify", str(ROOT / "spec" / f"{spec}.rules"), "--players", str(players),
+                    "--no-cache", "--jobs", "1", "--no-progress", "--save-json", str(out)]
+        t0 = _cpu()
+        sys.stdout.flush()
+        saved = os.dup(1)  # the report goes nowhere: this process's stdout is the parent's JSON
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            try:
+                rulebook()
+            except SystemExit:
+                pass
+            finally:
+                sys.stdout.flush()
+                os.dup2(saved, 1)
+                os.close(saved)
+        seconds = _cpu() - t0
+        results = json.loads(out.read_text())["reports"][0]["results"]
+    return {"seconds": seconds, "proved": sorted(r["name"] for r in results if r["status"] == "proved"),
+            "missing": sorted(r["name"] for r in results if r["status"] != "proved"), "properties": len(results)}
 
 
 def main() -> None:
-    parent = main_or_child(__file__, __doc__.splitlines()[0], one, list(CLAIMS), 1)
+    parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["ramen_ink"], 1)
     if parent is None:
         return
     args, runs = parent
-    print(f"{'spec':10} {'players':>7} {'setting':9} {'CPU s':>7}  proved")
+    print(f"{'spec':10} {'players':>7} {'setting':9} {'CPU s':>7} {'proved':>6}  not proved")
     for spec in args.spec:
         rows = runs(spec)
         for setting, name in ((False, "per case"), (True, "per path")):
             r = rows[setting]
-            print(f"{spec:10} {args.players:7d} {name:9} {statistics.median(x['seconds'] for x in r):7.1f}  "
-                  f"{', '.join(r[0]['proved']) or '-'}")
+            print(f"{spec:10} {args.players:7d} {name:9} {statistics.median(x['seconds'] for x in r):7.1f} "
+                  f"{len(r[0]['proved']):3d}/{r[0]['properties']:<3d}  {', '.join(r[0]['missing']) or '-'}")
         ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
         print(f"{spec:10} per path / per case: {ratio:.2f}")
 
