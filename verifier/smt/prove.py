@@ -625,7 +625,7 @@ class Prover:
                     left += parts[j:]
                     break
                 one = self.solver()
-                one.set("timeout", ms)
+                one.set("timeout", min(ms, self._call_ms()))  # never past the budget's deadline
                 one.add(*base, not_(part))
                 r = one.check()
                 if r == z3.sat:
