@@ -1005,6 +1005,21 @@ def test_a_lexicographic_ranking_ranks_the_steps_the_first_measure_leaves_alone(
     assert_endless(endless)
 
 
+def test_a_ranking_names_only_what_moves():
+    """A count that no step changes, though the relation rewrites it (`spare` is set to what it
+    already holds), never grows either way, so Houdini keeps it counted up and counted down. The
+    two add up to a constant: the measure leaves the pair out, and the bound does not count it."""
+    text = TAKE_OR_WAIT.replace("var quiet: 0..3 = 0", "var quiet: 0..3 = 0\nvar spare: 0..3 = 2").replace(
+        "tokens -= 1  quiet = 0", "tokens -= 1  quiet = 0  spare = if spare > 2 then 2 else spare")
+    assert "spare = if" in text
+    res, _ = run(text, players=[2], games=0)
+    t = res["termination"]
+    assert t.status == "proved" and t.method == "ranking", (t.status, t.reason)
+    assert "spare" not in t.reason, t.reason
+    assert "every step decreases tokens - 0, or leaves it and decreases 3 - quiet" in t.reason
+    assert "within 24 steps" in t.reason
+
+
 def assert_endless(text: str) -> None:
     """A planted edit that lets the game go on forever: no ranking function, and the lasso."""
     res, _ = run(text, players=[2], games=0, budget={"falsify": 10})

@@ -48,6 +48,9 @@ class Term:
     # a weighted count of where pieces are: summand by summand it says no more than the plain
     # count (each summand is the count's, weighted), so it is asked as a sum only
     as_sum_only: bool = False
+    # the quantity it counts, shared with the term that counts it the other way (up and down): the
+    # two always add up to the same number, so a measure that keeps both need not name them
+    quantity: str = ""
 
     def at(self, s: StateVars):
         return total(self.parts(s))
@@ -73,8 +76,10 @@ def candidate_terms(program, n: int) -> list[Term]:
 
 def _both(text: str, parts: Callable, hi_each: int, count: int, up: str, down: str) -> list[Term]:
     """A quantity made of `count` summands in 0..hi_each, counted up and down."""
-    return [Term(up.format(text), parts, hi_each * count),
-            Term(down.format(text), (lambda s: [num(hi_each) - x for x in parts(s)]), hi_each * count)]
+    quantity = up.format(text)
+    return [Term(up.format(text), parts, hi_each * count, quantity=quantity),
+            Term(down.format(text), (lambda s: [num(hi_each) - x for x in parts(s)]), hi_each * count,
+                 quantity=quantity)]
 
 
 def _terms(label: str, t: Type, get: Callable, n: int) -> list[Term]:
@@ -232,6 +237,7 @@ class Ranking:
         for i, (keep, everywhere, active) in enumerate(levels):
             # a level's steps leave the earlier levels' terms as they are: they are not repeated
             changing = [k for k in keep if k not in earlier and not _constant(terms[k], active, pre)] or keep
+            changing = _without_twins(changing, terms)
             earlier |= set(keep)
             if len(levels) == 1:
                 for k in sorted(changing, key=lambda k: _value(terms[k].at(start), terms[k].hi)):
@@ -337,6 +343,15 @@ def _value(term, otherwise: int) -> int:
     """A term over a concrete state as a number (`otherwise` if it does not simplify to one)."""
     value = z3.simplify(term)
     return value.as_long() if z3.is_int_value(value) else otherwise
+
+
+def _without_twins(keep: list, terms: list) -> list:
+    """The kept terms less every pair that counts one quantity up and down: the pair adds up to a
+    constant in every state, so the rest of the sum decreases wherever the whole does, and the
+    measure names (and the bound counts) only what moves."""
+    quantities = [terms[k].quantity for k in keep if terms[k].quantity]
+    twinned = {q for q in quantities if quantities.count(q) == 2}
+    return [k for k in keep if terms[k].quantity not in twinned] or keep
 
 
 def _constant(term: Term, steps: list, pre) -> bool:
