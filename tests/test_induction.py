@@ -11,8 +11,10 @@ decision.
 """
 from __future__ import annotations
 
+import time
+
 from verifier.frontend import check_text
-from verifier.smt.encode import Encoder
+from verifier.smt.encode import Encoder, z3
 from verifier.smt.engines.induction import Claim, Induction, Outcome, instances_of
 from verifier.smt.engines.intervals import analyse
 from verifier.smt.prove import Prover
@@ -280,3 +282,154 @@ def test_a_moves_instances_are_settled_together_over_the_whole_query(monkeypatch
     assert out == out_one == {"at_zero": (False, "sat"), "steady": (True, "")}
     assert left == left_one and len(left) == 6
     assert by_models == 6 and queries < queries_one, (queries, queries_one)
+
+
+ALLOWANCES = '''
+game allowances "Allowances"
+players 1
+var used: 0..5 = 0
+var allowed: 1..2 = 1
+var bonus: bool = false
+var spent: 0..5 = 0
+var cap: 2..3 = 2
+var extra: bool = false
+var done: bool = false
+flow {
+  while not done {
+    choose 0 {
+      move boost() "doubles the allowance" require once "once": not bonus { bonus = true  allowed = 2 }
+      move use() "uses one" require room "within the allowance": used < allowed { used += 1 }
+      move widen() "widens the cap" require once "once": not extra { extra = true  cap = 3 }
+      move spend() "spends one" require room "within the cap": spent < cap { spent += 1 }
+      move stop() "stops" { done = true }
+    }
+  }
+}
+outcome { score p: used + spent }
+invariant a_used "used within what the bonus allows (rests on b_allowed, later)": used <= (if bonus then 2 else 1)
+invariant h_spent "spent within what the extra allows (rests on g_cap, later)": spent <= (if extra then 3 else 2)
+invariant b_allowed "the allowance follows the bonus": allowed == (if bonus then 2 else 1)
+invariant g_cap "the cap follows the extra": cap == (if extra then 3 else 2)
+'''
+
+
+def test_a_claim_that_rests_on_a_later_one_is_proved_on_its_own_second_try():
+    """`a_used` and `h_spent` each rest on a claim after them in the order: the first pass breaks
+    both, and proves the two they rest on. Asked again, each on its own with what the first pass
+    proved, both hold. Here the solver is planted to run the time out on any query about
+    `spent` that assumes `g_cap` (one claim the solver struggles with): `a_used` must still come
+    out proved — asked together with `h_spent`, as before, the time ran out for both."""
+    program, prover, system = compiled(ALLOWANCES, "allowances.rules")
+    facts = analyse(system, None)
+    claims = [claim(program, prover, name) for name in ("a_used", "h_spent", "b_allowed", "g_cap")]
+
+    out = Induction(system, facts, timeout=10).run(claims)
+    assert all(out[c.name].proved for c in claims), {k: (v.proved, v.kind) for k, v in out.items()}
+
+    ind = Induction(system, facts, timeout=10, deadline=time.perf_counter() + 30)
+    solve = ind._solve
+
+    def struggles(parts, ms):
+        text = [str(p) for p in parts]
+        if any("spent@" in t for t in text) and any(t.startswith("cap@0 ==") for t in text):
+            time.sleep(max(0.0, ind.deadline - time.perf_counter()))  # planted: out of time
+            return z3.unknown, "planted"
+        return solve(parts, ms)
+    ind._solve = struggles
+    out = ind.run(claims)
+    assert out["a_used"].proved, (out["a_used"].kind, out["a_used"].detail)
+    assert out["b_allowed"].proved and out["g_cap"].proved
+    assert not out["h_spent"].proved
+
+
+CAPPED = '''
+game capped "Capped"
+players 1
+var count: 0..9 = 0
+var cap: 0..9 = 3
+var total: 0..50 = 0
+var done: bool = false
+flow {
+  while not done {
+    choose 0 {
+      move add(k: 1..5) "adds {k}" require room "below the cap": count < cap { count += 1  total += k }
+      move stop() "stops" { done = true }
+    }
+  }
+}
+outcome { score p: total }
+invariant at_most_3 "count stays within 3 (the cap's own claim carries it)": count <= 3
+invariant cap_3 "the cap is 3": cap <= 3
+'''
+
+
+def test_the_whole_query_leaves_out_the_checks_outside_its_cone():
+    """`at_most_3` holds after `add` because of `cap_3`, which reads `cap` only: the sliced query
+    (what shares a leaf with `count`) leaves it out and has a model; the whole query takes what
+    shares a leaf with anything in it, closed, and is unsatisfiable. `add`'s run-time check on
+    `total` (a sum within 0..50, unrelated to `count`) is outside that cone. The solver is planted
+    to give up on any query that mentions `total`: the claim must still be proved — with every
+    check in the whole query, as before, it was unknown."""
+    program, prover, system = compiled(CAPPED, "capped.rules")
+    at_most, cap = claim(program, prover, "at_most_3"), claim(program, prover, "cap_3")
+    add = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("add"))
+    assert any("total" in str(o.cond) for o in add.alt.step.obligations)  # the check the cone leaves out
+    ind = Induction(system, None, timeout=10)
+    solve = ind._solve
+
+    def gives_up_on_total(parts, ms):
+        if any("total@" in str(p) for p in parts):
+            return z3.unknown, "planted"
+        return solve(parts, ms)
+    ind._solve = gives_up_on_total
+    out = ind.run([at_most], cap.instances)["at_most_3"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    sliced = Induction(system, None, timeout=10).run([at_most])["at_most_3"]
+    assert not sliced.proved and sliced.kind == "sat"  # not inductive without cap_3
+
+
+ROUNDS = '''
+game rounds "Rounds"
+players 1
+var allowed: 1..2 = 1
+var bonus: bool = false
+var rounds: 0..5 = 0
+var turn_over: bool = false
+flow {
+  while rounds < 5 decreases 5 - rounds {
+    allowed = 1
+    bonus = false
+    turn_over = false
+    while not turn_over {
+      choose 0 {
+        move boost() "boosts" require once "once a round": not bonus { bonus = true  allowed = 2 }
+        move pass() "ends the round" { turn_over = true }
+      }
+    }
+    rounds += 1
+  }
+}
+outcome { score p: rounds }
+invariant pinned "the allowance follows the bonus": allowed == (if bonus then 2 else 1)
+'''
+
+
+def test_an_instance_the_move_resets_or_leaves_alone_needs_no_query():
+    """`pass` ends the round: on the way to the next round the allowance and the bonus are reset,
+    on the way to the game's end they are left alone. Merged, the successor's `allowed` reads
+    `if rounds + 1 < 5 then 1 else allowed`; read along each way the flow runs, it is `1` (and the
+    claim `true`) or the claim itself. The solver is planted to give up on any query that reads
+    `rounds`: the claim must still be proved — without reading the ways apart it was unknown."""
+    program, prover, system = compiled(ROUNDS, "rounds.rules")
+    ends = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("pass"))
+    assert len({v for v, _ in ends.cases}) == 2  # the next round's choice, or the end
+    ind = Induction(system, None, timeout=10)
+    solve = ind._solve
+
+    def gives_up_on_rounds(parts, ms):
+        if any("rounds@" in str(p) for p in parts):
+            return z3.unknown, "planted"
+        return solve(parts, ms)
+    ind._solve = gives_up_on_rounds
+    out = ind.run([claim(program, prover, "pinned")])["pinned"]
+    assert out.proved, (out.kind, out.move, out.detail)

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..encode import CTX, and_all, lift, not_, num, with_values, z3
+from ..relation import successor_paths
 from ..system import System, flatten_and
 from .intervals import BIG, Intervals
 
@@ -37,6 +38,17 @@ BATCH_MS = 1500  # the one query for every instance a move keeps (a glance: else
 # values than this (a seed game's chance move draws one of dozens of cards: 1–1.6 s a query,
 # a minute a round of values; its instances one by one are no slower)
 SPLIT_VALUES = 8
+# a move whose flow can run more ways than this to its next decision point is not read path by
+# path (`_holds_on_every_path`): each way costs a substitution per instance it changes
+MAX_PATHS = 64
+# the second pass asks each claim not proved on its own first (`run`); False: all together, as
+# before (kept for `benchmarks/sliced_claims.py`)
+RETRY_ALONE = True
+# a claim the solver gave up on in its first pass gets at most this long a second look (seconds):
+# one that a later claim's statement settles takes a fraction of a second then (on a seed game,
+# 0.1 s after 13.9 s the first time), and one that stays hard must not take the time the
+# engines after this one use
+AGAIN_S = 2.0
 
 
 @dataclass
@@ -74,6 +86,10 @@ class Induction:
         self._post: dict = {}
         self._answers: dict = {}
         self._joint_cases: dict = {}
+        self._cone_items: dict = {}  # id(transition) -> its conditions and checks with their leaves
+        self._paths: dict = {}  # id(transition) -> its successor paths ([]: not read path by path)
+        self._on_paths: dict = {}  # (id(transition), case, instance key) -> holds on every path
+        self._plain: dict = {}  # instance key -> the instance simplified (kept: its id is compared)
         self.queries = 0
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
@@ -158,15 +174,20 @@ class Induction:
         their whole claim was: a claim that rests on an earlier one — "at most one of each kind
         in a slot", on "a slot not yet opened is empty" — is proved in its first pass; one that
         a move breaks there is left at the first counterexample). Then those some move broke
-        from a state satisfying them — not those the solver gave up on: more to assume is not
-        easier — again, together, assuming everything the first pass proved."""
+        from a state satisfying them again, each on its own, assuming everything the first pass
+        proved; those still broken together (claims that rest on each other). Last, with the
+        time left, those the solver gave up on, each on its own with everything proved by then
+        (what a later claim states can keep a query small; together they would only be
+        harder)."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
         known = list(lemmas)
         seen = {f.get_id() for f in known}
         final = self.deadline
+        assumed: dict[str, set] = {}  # claim -> ids of what its first pass assumed
         for i, c in enumerate(claims):
+            assumed[c.name] = set(seen)
             # each claim its fair share of the time left (one share kept for the second pass): a
             # claim the solver struggles with must not starve the others
             if final is not None:
@@ -179,17 +200,63 @@ class Induction:
             proved[c.name] = alive
             known += [f for f in alive if f.get_id() not in seen]
             seen |= {f.get_id() for f in alive}
-        retry = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
+        broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
+        gave_up = [c for c in claims if not results[c.name].proved and results[c.name].kind != "sat"]
         left: list = []
-        if retry and len(claims) > 1:
-            others = [f for name, alive in proved.items() for f in alive]
-            out, left = self._houdini(retry, lemmas + others)
-            for c in retry:
-                if out[c.name].proved or out[c.name].kind == "sat":
-                    results[c.name] = out[c.name]
+        if len(claims) > 1:
+            # each broken claim again on its own, assuming what every claim of the first pass left
+            # (those after it in the order too): a claim that rests on a later one (a count bounded
+            # by an allowance, on the claim that pins the allowance) is proved in its own small
+            # fixpoint; asked together with the rest, one claim the solver struggles with would
+            # run the time out for all of them
+            together = self._again(broken, lemmas, results, proved, assumed, final, 1) if RETRY_ALONE else broken
+            if together:
+                others = [f for name, alive in proved.items() for f in alive]
+                out, left = self._houdini(together, lemmas + others)
+                for c in together:
+                    if out[c.name].proved or out[c.name].kind == "sat":
+                        results[c.name] = out[c.name]
+            if RETRY_ALONE and gave_up:
+                # then, with the time left, those the solver gave up on or ran out of time with:
+                # without what a later claim states, a query that one assumption settles can grow
+                # into the move's whole cone (its checks on a board it rewrites)
+                self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S)
         # what the second pass left is inductive too (with what the first pass left)
         self.lemmas = lemmas + [f for alive in proved.values() for f in alive] + left
         return results
+
+    def _again(self, claims: list[Claim], lemmas: list, results: dict, proved: dict, assumed: dict,
+               final: float | None, reserve: int, cap: float | None = None) -> list[Claim]:
+        """Each claim on its own again, assuming `lemmas` and what every claim has left so far,
+        each with a fair share of the time (`reserve` shares kept for what follows; at most
+        `cap` seconds each); skipped
+        where nothing it reads is stated by what its first pass could not assume (`assumed`:
+        the same queries again). Updates `results` and `proved` with the claims proved; returns
+        those a move still breaks (or skipped), in order."""
+        still = []
+        dag = self.sys.dag
+        for i, c in enumerate(claims):
+            others = [f for alive in proved.values() for f in alive]
+            reads = 0
+            for f in c.instances:
+                reads |= dag.support(dag.add(f))
+            if not any(f.get_id() not in assumed[c.name] and dag.support(dag.add(f)) & reads for f in others):
+                still.append(c)
+                continue
+            if final is not None:
+                self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(claims) - i + reserve)
+            if cap is not None:
+                self.deadline = min(self.deadline, time.perf_counter() + cap) if self.deadline is not None \
+                    else time.perf_counter() + cap
+            try:
+                out, alive = self._houdini([c], lemmas + others, give_up_at_sat=True)
+            finally:
+                self.deadline = final
+            if out[c.name].proved:
+                results[c.name], proved[c.name] = out[c.name], alive
+            else:
+                still.append(c)
+        return still
 
     def _houdini(self, claims: list[Claim], lemmas: list, give_up_at_sat: bool = False) -> tuple[dict[str, Outcome], list]:
         """(outcome per claim, the instances left: inductive together with the lemmas).
@@ -293,7 +360,7 @@ class Induction:
             if key in dropped:
                 continue
             post = self._post_of(tr, key, f)
-            if post.eq(f):
+            if post.eq(f) or self._holds_on_every_path(tr, v, key, f, post):
                 continue
             known = self._answers.get((id(tr), v, key))
             if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
@@ -330,7 +397,6 @@ class Induction:
         instances")."""
         dag = self.sys.dag
         case = self._case_term(tr, v)
-        checks = [o.cond for o in tr.alt.pre + tr.alt.step.obligations]
         refuted: list = []
         gone: set = set()  # refuted here: not assumed by the next query (as `dropped`, for `_check`)
         start = [k for k in list(live) + list(given) if k not in dropped]
@@ -339,16 +405,12 @@ class Induction:
             while len(left) > 1 or (left and fixed):
                 if self._late():
                     return set()
-                hyps = [k for k in start if k not in gone]
-                bits = 0
-                for i in tr.pre:
-                    bits |= dag.support(i)
-                for k in hyps:
-                    bits |= support[k]
+                bits = dag.support(dag.add(case)) if case is not None else 0
                 for post in left.values():
                     bits |= dag.support(dag.add(post))
+                conds, hyps, checks, bits = self._cone(tr, bits, [k for k in start if k not in gone], support)
                 self.queries += 1
-                parts = [*self.fact_terms(d, dag.leaves_of(bits)), *tr.pre_terms,
+                parts = [*self.fact_terms(d, dag.leaves_of(bits)), *conds,
                          *[live.get(k, given.get(k)) for k in hyps], *checks,
                          *([case] if case is not None else []), not_(z3.And(*left.values()))]
                 if fixed:
@@ -386,6 +448,80 @@ class Induction:
                 self._answers[(id(tr), v, key)] = _Query(used)
         return held, refuted
 
+    def _holds_on_every_path(self, tr, v, key, f, post) -> bool:
+        """The instance after the move, read along each way the move's flow can run to a
+        decision point in case v (`relation.successor_paths`: the path's `if` conditions replaced
+        by their values, simplified), is true or the instance itself before the move (which the
+        induction assumes) on every one of them: it holds, and no query is needed. The
+        successor's variables are merged over those ways: a turn's end that resets a count on
+        the way to the next turn, and leaves it alone on the way to a reward, reads as `if
+        (whatever decides the way) then 1 else count`, and the solver must reason about
+        whatever decides it; path by path, it is `1` or `count`."""
+        k = (id(tr), v, key)
+        known = self._on_paths.get(k)
+        if known is not None:
+            return known
+        paths = self._paths.get(id(tr))
+        if paths is None:
+            paths = successor_paths(tr.alt)
+            if not (1 < len(paths) <= MAX_PATHS and all(p.conds for p in paths)):
+                paths = []
+            self._paths[id(tr)] = paths
+        ok = bool(paths)
+        if ok:
+            wanted = None if v is None else set(v) if isinstance(v, tuple) else {v}
+            plain = self._plain.get(key)
+            if plain is None:
+                plain = self._plain[key] = z3.simplify(f)
+            for path in paths:
+                if wanted is not None and path.pc not in wanted:
+                    continue  # a way to a decision point outside this case
+                after = path.specialise(post)
+                if not (z3.is_true(after) or after.eq(f) or after.eq(plain)):
+                    ok = False
+                    break
+        self._on_paths[k] = ok
+        return ok
+
+    def _cone(self, tr, bits: int, keys: list, support: dict) -> tuple:
+        """The whole query's cone of influence from the leaves `bits`: the move's conditions, the
+        instances and lemmas (`keys`) and its run-time checks that share a leaf with it, closed
+        under sharing; as (conditions, instance keys, checks, bits). What shares no leaf with the
+        cone constrains other leaves only: leaving it out cannot make an unsatisfiable query
+        satisfiable except where that part is unsatisfiable on its own (a move that cannot be
+        taken at all), and then its model is a counterexample the whole query would not give:
+        an instance dropped that might have been kept, never a proof that is not one. A move's
+        checks on a board it rewrites (a pattern search after a placement) are then left out of
+        a query about a count the move sets."""
+        dag = self.sys.dag
+        key = id(tr)
+        items = self._cone_items.get(key)
+        if items is None:
+            checks = [o.cond for o in tr.alt.pre + tr.alt.step.obligations]
+            ids = tr.legality_obligations + tr.step_obligations
+            items = self._cone_items[key] = (
+                [("cond", t, dag.support(i)) for t, i in zip(tr.pre_terms, tr.pre)] +
+                [("check", t, dag.support(i)) for t, i in zip(checks, ids)])
+        todo = [(kind, t, sup) for kind, t, sup in items] + [("hyp", k, support[k]) for k in keys]
+        taken: list = []
+        grew = True
+        while grew:
+            grew, rest = False, []
+            for item in todo:
+                if item[2] & bits:
+                    bits |= item[2]
+                    taken.append(item)
+                    grew = True
+                else:
+                    rest.append(item)
+            todo = rest
+        order = {id(t): n for n, (_, t, _) in enumerate(items)}
+        conds = sorted((t for kind, t, _ in taken if kind == "cond"), key=lambda t: order[id(t)])
+        checks = sorted((t for kind, t, _ in taken if kind == "check"), key=lambda t: order[id(t)])
+        taken_hyps = {t for kind, t, _ in taken if kind == "hyp"}
+        hyps = [k for k in keys if k in taken_hyps]
+        return conds, hyps, checks, bits
+
     def _slice(self, tr, target: int, live, given, support, dropped) -> tuple:
         """What shares a leaf with `target` (the support of what must hold after the move): the
         move's conditions, the live instances and lemmas that read those leaves, and the bits of
@@ -422,8 +558,8 @@ class Induction:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             return Outcome(False, "time", d, tr.label, "the time budget ran out")
         post = self._post_of(tr, key, f)
-        if post.eq(f):
-            return None  # the move leaves what it reads as it was
+        if post.eq(f) or self._holds_on_every_path(tr, v, key, f, post):
+            return None  # the move leaves what it reads as it was (on every way its flow runs)
         answer_key = (id(tr), v, key)
         known = self._answers.get(answer_key)
         if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
@@ -442,16 +578,11 @@ class Induction:
             return Outcome(False, "time", d, tr.label, "the time budget ran out")
         if r == z3.unknown:  # the whole query is only harder
             return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
-        # the whole query: every condition, every live instance, the move's run-time checks
-        hyps = assumable
-        bits = target
-        for i in tr.pre:
-            bits |= dag.support(i)
-        for k in hyps:
-            bits |= support[k]
-        checks = [o.cond for o in tr.alt.pre + tr.alt.step.obligations]
+        # the whole query: every condition, live instance and run-time check in its cone
+        start = target | (dag.support(dag.add(case)) if case is not None else 0)
+        conds, hyps, checks, bits = self._cone(tr, start, assumable, support)
         formulas = [live.get(k, given.get(k)) for k in hyps]
-        r, model = self._ask(d, bits, tr.pre_terms, formulas, case, post, checks, tr.alt.split)
+        r, model = self._ask(d, bits, conds, formulas, case, post, checks, tr.alt.split)
         if r == z3.unsat:
             self._answers[answer_key] = _Query(frozenset(hyps))
             return None

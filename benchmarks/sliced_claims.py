@@ -1,0 +1,101 @@
+"""Benchmark: the sliced induction on a spec's claims, before and after the fourteenth stop.
+
+    .venv/bin/python benchmarks/sliced_claims.py --spec wasabi --players 2
+    .venv/bin/python benchmarks/sliced_claims.py --spec ramen_ink --players 3 --budget=120
+
+The sliced induction (`verifier/smt/engines/induction.py`) now (the "on" setting):
+
+- reads a move's successor along each way its flow runs (`_holds_on_every_path`): an instance
+  that reads, on every way, as true or as itself before the move needs no query;
+- asks its whole query over the cone of influence of what must hold (`_cone`), not with every
+  condition, instance and run-time check of the move;
+- asks each claim the first pass did not prove again on its own, with what every claim of the
+  first pass left (`RETRY_ALONE`), before the broken ones together.
+
+"Off" is each of those undone. For both settings, in interleaved rounds, each in a fresh
+process: the transition system and the interval analysis (not timed), then `Induction.run` on
+every invariant of the spec with a deadline of `--budget` seconds; its CPU seconds and the
+claims proved. Prints the ratio on / off (below 1: faster); nothing is asserted (the machine
+is shared: compare within one run).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.ab_runs import main_or_child  # noqa: E402
+
+# the induction's deadline in seconds: `--budget=S` (the children read it from the environment)
+BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
+                    os.environ.get("SLICED_BUDGET", "120")))
+
+
+def one(spec: str, players: int, on: bool) -> dict:
+    """The sliced induction on every invariant of the spec, in this process (the child's side)."""
+    import verifier.smt.engines.induction as induction
+    from verifier.engine.runtime import Engine, Game
+    from verifier.frontend import load_program
+    from verifier.smt.encode import Encoder
+    from verifier.smt.engines.intervals import analyse
+    from verifier.smt.prove import Prover
+    from verifier.smt.system import System
+
+    if not on:
+        induction.RETRY_ALONE = False
+        induction.Induction._holds_on_every_path = lambda self, tr, v, key, f, post: False
+
+        def everything(self, tr, bits, keys, support):  # the whole query as before: no cone
+            dag = self.sys.dag
+            for i in tr.pre:
+                bits |= dag.support(i)
+            for k in keys:
+                bits |= support[k]
+            return list(tr.pre_terms), list(keys), [o.cond for o in tr.alt.pre + tr.alt.step.obligations], bits
+        induction.Induction._cone = everything
+    program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
+    game = Game(Engine(program), players, {})
+    prover = Prover(program, players, dict(game.option_values), 20, samples=[])
+    rel = prover.rel
+    system = System(rel)
+    for d in system.decisions:
+        system.transitions(d)
+    facts = analyse(system, None)
+    claims = sorted((induction.Claim(i.name, i, induction.instances_of(
+        Encoder(program, players, rel.options, rel.state).invariant(i))) for i in program.invariants),
+        key=lambda c: len(c.instances))
+    t0 = time.process_time()
+    ind = induction.Induction(system, facts, prover.timeout_ms / 1000, time.perf_counter() + BUDGET)
+    out = ind.run(claims, [])
+    return {"seconds": time.process_time() - t0, "queries": ind.queries,
+            "proved": sorted(c.name for c in claims if out[c.name].proved),
+            "missing": sorted(c.name for c in claims if not out[c.name].proved), "claims": len(claims)}
+
+
+def main() -> None:
+    os.environ["SLICED_BUDGET"] = str(BUDGET)
+    sys.argv = [a for a in sys.argv if not a.startswith("--budget=")]
+    parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["wasabi"], 1)
+    if parent is None:
+        return
+    args, runs = parent
+    print(f"budget {BUDGET:.0f} s (--budget=S)")
+    print(f"{'spec':10} {'players':>7} {'setting':8} {'CPU s':>7} {'queries':>7} {'proved':>6}  not proved")
+    for spec in args.spec:
+        rows = runs(spec)
+        for setting, name in ((False, "before"), (True, "after")):
+            r = rows[setting]
+            print(f"{spec:10} {args.players:7d} {name:8} {statistics.median(x['seconds'] for x in r):7.1f} "
+                  f"{r[0]['queries']:7d} {len(r[0]['proved']):3d}/{r[0]['claims']:<3d}  {', '.join(r[0]['missing']) or '-'}")
+        ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
+        print(f"{spec:10} after / before: {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
