@@ -433,3 +433,60 @@ def test_an_instance_the_move_resets_or_leaves_alone_needs_no_query():
     ind._solve = gives_up_on_rounds
     out = ind.run([claim(program, prover, "pinned")])["pinned"]
     assert out.proved, (out.kind, out.move, out.detail)
+
+
+MATCHES = '''
+game matches "Matches"
+players 1
+type Slot = 0..3
+var board: array[Slot] of 0..3 = 0
+var held: set of Slot = {0, 1}
+var won: set of Slot = {}
+var finished: bool = false
+flow {
+  while not finished {
+    choose 0 {
+      move mark(c: Slot, x: 0..3) "marks {c} with {x}" {
+        board[c] = x
+        for r in collect(y in Slot where y in held) {
+          if board[(r + 1) % 4] == 2 and board[(r + 2) % 4] != 1 {
+            remove r from held
+            add r to won
+          }
+        }
+      }
+      move stop() "stops" { finished = true }
+    }
+  }
+}
+outcome { score p: size(won) }
+invariant apart "a slot is never both held and won": size(inter(held, won)) == 0
+'''
+
+
+def test_what_the_instance_does_not_read_is_left_free_at_first():
+    """After `mark`, whether a held slot is won depends on the board; "never both held and won"
+    does not: both ways it holds. The first look leaves every part of the successor that reads
+    no leaf the instance reads (the board's tests) free, and settles it. The solver is planted to
+    give up on any query that reads the board: the claim must still be proved — asked only as it
+    is, it was unknown."""
+    program, prover, system = compiled(MATCHES, "matches.rules")
+    ind = Induction(system, None, timeout=10)
+    solve = ind._solve
+
+    def gives_up_on_board(parts, ms):
+        if any("board@" in str(p) for p in parts):
+            return z3.unknown, "planted"
+        return solve(parts, ms)
+    ind._solve = gives_up_on_board
+    out = ind.run([claim(program, prover, "apart")])["apart"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    assert ind.abstract_settled >= 1
+
+
+def test_a_free_part_proves_nothing_it_should_not():
+    """The abstraction is sound, not blind: with a planted edit that wins a slot without giving
+    it up, the claim is broken (a counterexample from the real query), never proved."""
+    program, prover, system = compiled(MATCHES.replace("            remove r from held\n", ""), "matches.rules")
+    out = Induction(system, None, timeout=10).run([claim(program, prover, "apart")])["apart"]
+    assert not out.proved and out.kind == "sat" and out.move.startswith("mark")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .encode import CTX, z3
 
-__all__ = ["Dag", "OPS", "free_constants"]
+__all__ = ["Dag", "OPS", "abstract_apart", "free_constants"]
 
 _CTX = CTX.ref()
 OPS = {
@@ -33,7 +33,7 @@ _BOOL_SORT, _INT_SORT, _REAL_SORT = z3.Z3_BOOL_SORT, z3.Z3_INT_SORT, z3.Z3_REAL_
 
 def _sort(a) -> int:
     return z3.Z3_get_sort_kind(_CTX, z3.Z3_get_sort(_CTX, a))
-_to_expr = z3.z3._to_expr_ref  # a raw AST back to a z3py term (leaves only)
+_to_expr = z3.z3._to_expr_ref  # a raw AST back to a z3py term
 
 
 def free_constants(terms: list) -> list:
@@ -151,3 +151,35 @@ class Dag:
             out.append(of_bit[k])
             k = digits.find("1", k + 1)
         return out
+
+
+def abstract_apart(dag: Dag, term, keep: int):
+    """`term` with every largest subterm (a formula or an integer term, not a leaf or a
+    numeral) that reads no leaf of the bit set `keep` replaced by a fresh constant of its sort
+    (the same subterm, the same constant: Z3's terms are hash-consed); None when there is none.
+    Every value `term` takes, the result takes for some values of the constants, so a formula
+    valid with the constants free is valid as it was. `term` must have been `add`ed."""
+    get_id, kind_of = z3.Z3_get_ast_id, z3.Z3_get_ast_kind
+    pairs, seen = [], set()
+    root = term.as_ast()
+    if not dag.support(get_id(_CTX, root)) & keep:
+        return None  # all of it would be free: nothing is left to show
+    stack = [root]
+    while stack:
+        a = stack.pop()
+        i = get_id(_CTX, a)
+        if i in seen or kind_of(_CTX, a) != z3.Z3_APP_AST:
+            continue
+        seen.add(i)
+        op = dag.op.get(i)
+        if op in (None, "leaf", "num", "true", "false"):
+            continue
+        bits = dag.support(i)
+        if bits and not bits & keep and _sort(a) in (_BOOL_SORT, _INT_SORT):
+            x = _to_expr(a, CTX)
+            pairs.append((x, z3.FreshConst(x.sort(), "free")))
+            continue
+        stack.extend(z3.Z3_get_app_arg(_CTX, a, k) for k in range(z3.Z3_get_app_num_args(_CTX, a)))
+    if not pairs:
+        return None
+    return z3.substitute(term, *pairs)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..dag import abstract_apart
 from ..encode import CTX, and_all, lift, not_, num, with_values, z3
 from ..relation import successor_paths
 from ..system import System, flatten_and
@@ -49,6 +50,8 @@ RETRY_ALONE = True
 # 0.1 s after 13.9 s the first time), and one that stays hard must not take the time the
 # engines after this one use
 AGAIN_S = 2.0
+# the first look at an instance whose successor reads much the instance does not (`_abstract`)
+ABSTRACT_MS = 1000
 
 
 @dataclass
@@ -90,6 +93,8 @@ class Induction:
         self._paths: dict = {}  # id(transition) -> its successor paths ([]: not read path by path)
         self._on_paths: dict = {}  # (id(transition), case, instance key) -> holds on every path
         self._plain: dict = {}  # instance key -> the instance simplified (kept: its id is compared)
+        self._abstracts: dict = {}  # (id(transition), instance key) -> `_abstract`'s term or None
+        self.abstract_settled = 0  # instances a move keeps, settled on the abstracted successor
         self.queries = 0
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
@@ -483,6 +488,23 @@ class Induction:
         self._on_paths[k] = ok
         return ok
 
+    def _abstract(self, tr, key, post):
+        """The instance after the move with every largest part that reads none of the leaves the
+        instance reads before it replaced by a fresh constant (`dag.abstract_apart`); None when
+        nothing is replaced. A localization abstraction: the abstracted term holds for every
+        value of those constants, so "the move keeps it" on the abstracted term is a proof for
+        the real one; its counterexamples are not (they may pick values the parts cannot take),
+        and the real query follows. After a move that also searches a board for patterns, "an
+        item held is never a finished one" reads `if (the item's pattern is on the board) then
+        ...` for each item: the pattern tests are free booleans, and both sides of the `if`
+        keep the claim."""
+        k = (id(tr), key)
+        if k not in self._abstracts:
+            dag = self.sys.dag
+            dag.add(post)
+            self._abstracts[k] = abstract_apart(dag, post, dag.support(key))
+        return self._abstracts[k]
+
     def _cone(self, tr, bits: int, keys: list, support: dict) -> tuple:
         """The whole query's cone of influence from the leaves `bits`: the move's conditions, the
         instances and lemmas (`keys`) and its run-time checks that share a leaf with it, closed
@@ -565,6 +587,15 @@ class Induction:
         if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
             return None
         dag = self.sys.dag
+        abstract = self._abstract(tr, key, post)
+        if abstract is not None:  # a first look with what the instance does not read left free
+            a_conds, a_hyps, a_formulas, a_bits = self._slice(tr, dag.support(dag.add(abstract)), live, given,
+                                                              support, dropped)
+            r, _ = self._ask(d, a_bits, a_conds, a_formulas, None, abstract, [], (), ABSTRACT_MS)
+            if r == z3.unsat:
+                self.abstract_settled += 1
+                self._answers[answer_key] = _Query(frozenset(a_hyps))
+                return None
         case = self._case_term(tr, v)
         target = dag.support(dag.add(post))
         assumable = [k for k in list(live) + list(given) if k not in dropped]
