@@ -342,6 +342,19 @@ def test_a_claim_that_rests_on_a_later_one_is_proved_on_its_own_second_try():
     assert not out["h_spent"].proved
 
 
+def gives_up_on(ind: Induction, leaf: str) -> Induction:
+    """Plant in `ind` a solver that gives up on any query mentioning `leaf` (e.g. "total@"): a
+    query the solver cannot settle, made deterministic."""
+    solve = ind._solve
+
+    def planted(parts, ms):
+        if any(leaf in str(p) for p in parts):
+            return z3.unknown, "planted"
+        return solve(parts, ms)
+    ind._solve = planted
+    return ind
+
+
 CAPPED = '''
 game capped "Capped"
 players 1
@@ -374,14 +387,7 @@ def test_the_whole_query_leaves_out_the_checks_outside_its_cone():
     at_most, cap = claim(program, prover, "at_most_3"), claim(program, prover, "cap_3")
     add = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("add"))
     assert any("total" in str(o.cond) for o in add.alt.step.obligations)  # the check the cone leaves out
-    ind = Induction(system, None, timeout=10)
-    solve = ind._solve
-
-    def gives_up_on_total(parts, ms):
-        if any("total@" in str(p) for p in parts):
-            return z3.unknown, "planted"
-        return solve(parts, ms)
-    ind._solve = gives_up_on_total
+    ind = gives_up_on(Induction(system, None, timeout=10), "total@")
     out = ind.run([at_most], cap.instances)["at_most_3"]
     assert out.proved, (out.kind, out.move, out.detail)
     sliced = Induction(system, None, timeout=10).run([at_most])["at_most_3"]
@@ -423,14 +429,7 @@ def test_an_instance_the_move_resets_or_leaves_alone_needs_no_query():
     program, prover, system = compiled(ROUNDS, "rounds.rules")
     ends = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("pass"))
     assert len({v for v, _ in ends.cases}) == 2  # the next round's choice, or the end
-    ind = Induction(system, None, timeout=10)
-    solve = ind._solve
-
-    def gives_up_on_rounds(parts, ms):
-        if any("rounds@" in str(p) for p in parts):
-            return z3.unknown, "planted"
-        return solve(parts, ms)
-    ind._solve = gives_up_on_rounds
+    ind = gives_up_on(Induction(system, None, timeout=10), "rounds@")
     out = ind.run([claim(program, prover, "pinned")])["pinned"]
     assert out.proved, (out.kind, out.move, out.detail)
 
@@ -471,14 +470,7 @@ def test_what_the_instance_does_not_read_is_left_free_at_first():
     give up on any query that reads the board: the claim must still be proved — asked only as it
     is, it was unknown."""
     program, prover, system = compiled(MATCHES, "matches.rules")
-    ind = Induction(system, None, timeout=10)
-    solve = ind._solve
-
-    def gives_up_on_board(parts, ms):
-        if any("board@" in str(p) for p in parts):
-            return z3.unknown, "planted"
-        return solve(parts, ms)
-    ind._solve = gives_up_on_board
+    ind = gives_up_on(Induction(system, None, timeout=10), "board@")
     out = ind.run([claim(program, prover, "apart")])["apart"]
     assert out.proved, (out.kind, out.move, out.detail)
     assert ind.abstract_settled >= 1

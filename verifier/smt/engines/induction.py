@@ -234,10 +234,9 @@ class Induction:
                final: float | None, reserve: int, cap: float | None = None) -> list[Claim]:
         """Each claim on its own again, assuming `lemmas` and what every claim has left so far,
         each with a fair share of the time (`reserve` shares kept for what follows; at most
-        `cap` seconds each); skipped
-        where nothing it reads is stated by what its first pass could not assume (`assumed`:
-        the same queries again). Updates `results` and `proved` with the claims proved; returns
-        those a move still breaks (or skipped), in order."""
+        `cap` seconds each); skipped where nothing it reads is stated by what its first pass
+        could not assume (`assumed`: the same queries again). Updates `results` and `proved`
+        with the claims proved; returns the others (broken, given up on, or skipped), in order."""
         still = []
         dag = self.sys.dag
         for i, c in enumerate(claims):
