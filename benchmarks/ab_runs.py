@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +45,21 @@ def main_or_child(script: str, description: str, one, default_specs: list, defau
         return out
 
     return args, rows
+
+
+def proved_table(args, runs, off: str, on: str, total: str, queries: bool = False) -> None:
+    """The table of a proving benchmark's two settings: per spec, each setting's median CPU
+    seconds (`seconds`), its solver queries (`queries`, when asked), the properties proved of
+    `total` (`proved`, `missing`), and the ratio on / off (below 1: faster)."""
+    width = max(len(off), len(on), 7)
+    print(f"{'spec':10} {'players':>7} {'setting':{width}} {'CPU s':>7}" + (f" {'queries':>7}" if queries else "")
+          + f" {'proved':>6}  not proved")
+    for spec in args.spec:
+        rows = runs(spec)
+        for setting, name in ((False, off), (True, on)):
+            r = rows[setting]
+            print(f"{spec:10} {args.players:7d} {name:{width}} {statistics.median(x['seconds'] for x in r):7.1f}"
+                  + (f" {r[0]['queries']:7d}" if queries else "")
+                  + f" {len(r[0]['proved']):3d}/{r[0][total]:<3d}  {', '.join(r[0]['missing']) or '-'}")
+        ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
+        print(f"{spec:10} {on} / {off}: {ratio:.2f}")

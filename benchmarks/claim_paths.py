@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import main_or_child  # noqa: E402
+from benchmarks.ab_runs import main_or_child, proved_table  # noqa: E402
 
 
 def _cpu() -> float:
@@ -81,16 +80,7 @@ def main() -> None:
     if parent is None:
         return
     args, runs = parent
-    print(f"{'spec':10} {'players':>7} {'setting':9} {'CPU s':>7} {'proved':>6}  not proved")
-    for spec in args.spec:
-        rows = runs(spec)
-        for setting, name in ((False, "per case"), (True, "per path")):
-            r = rows[setting]
-            print(f"{spec:10} {args.players:7d} {name:9} {statistics.median(x['seconds'] for x in r):7.1f} "
-                  f"{len(r[0]['proved']):3d}/{r[0]['properties']:<3d}  {', '.join(r[0]['missing']) or '-'}")
-        ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
-        print(f"{spec:10} per path / per case: {ratio:.2f}")
-
+    proved_table(args, runs, "per case", "per path", "properties")
 
 if __name__ == "__main__":
     main()

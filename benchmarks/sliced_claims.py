@@ -21,7 +21,6 @@ is shared: compare within one run).
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import main_or_child  # noqa: E402
+from benchmarks.ab_runs import main_or_child, proved_table  # noqa: E402
 
 # the induction's deadline in seconds: `--budget=S` (the children read it from the environment)
 BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
@@ -86,16 +85,7 @@ def main() -> None:
         return
     args, runs = parent
     print(f"budget {BUDGET:.0f} s (--budget=S)")
-    print(f"{'spec':10} {'players':>7} {'setting':8} {'CPU s':>7} {'queries':>7} {'proved':>6}  not proved")
-    for spec in args.spec:
-        rows = runs(spec)
-        for setting, name in ((False, "before"), (True, "after")):
-            r = rows[setting]
-            print(f"{spec:10} {args.players:7d} {name:8} {statistics.median(x['seconds'] for x in r):7.1f} "
-                  f"{r[0]['queries']:7d} {len(r[0]['proved']):3d}/{r[0]['claims']:<3d}  {', '.join(r[0]['missing']) or '-'}")
-        ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
-        print(f"{spec:10} after / before: {ratio:.2f}")
-
+    proved_table(args, runs, "before", "after", "claims", queries=True)
 
 if __name__ == "__main__":
     main()

@@ -239,12 +239,18 @@ class Induction:
         with the claims proved; returns the others (broken, given up on, or skipped), in order."""
         still = []
         dag = self.sys.dag
+        reads_of: dict[int, int] = {}  # formula id -> its leaves (each formula read into the table once)
+
+        def reads(f) -> int:
+            if f.get_id() not in reads_of:
+                reads_of[f.get_id()] = dag.support(dag.add(f))
+            return reads_of[f.get_id()]
         for i, c in enumerate(claims):
             others = [f for alive in proved.values() for f in alive]
-            reads = 0
+            mine = 0
             for f in c.instances:
-                reads |= dag.support(dag.add(f))
-            if not any(f.get_id() not in assumed[c.name] and dag.support(dag.add(f)) & reads for f in others):
+                mine |= reads(f)
+            if not any(f.get_id() not in assumed[c.name] and reads(f) & mine for f in others):
                 still.append(c)
                 continue
             if final is not None:
