@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/sliced_claims.py --spec wasabi --players 2
     .venv/bin/python benchmarks/sliced_claims.py --spec ramen_ink --players 3 --budget=120
+    .venv/bin/python benchmarks/sliced_claims.py --spec wasabi --players 2 --undo=cuts --budget=600
 
 The sliced induction (`verifier/smt/engines/induction.py`) now (the "on" setting):
 
@@ -12,7 +13,9 @@ The sliced induction (`verifier/smt/engines/induction.py`) now (the "on" setting
 - asks each claim the first pass did not prove again on its own, with what every claim of the
   first pass left (`RETRY_ALONE`), before the broken ones together.
 
-"Off" is each of those undone. For both settings, in interleaved rounds, each in a fresh
+"Off" is each of those undone. With `--undo=cuts`, "off" is the fifteenth stop's change undone
+instead: a move whose decision-free loops change an instance is no longer shown one loop
+iteration at a time (`induction.CUTS`, `_through_cuts`). For both settings, in interleaved rounds, each in a fresh
 process: the transition system and the interval analysis (not timed), then `Induction.run` on
 every invariant of the spec with a deadline of `--budget` seconds; its CPU seconds and the
 claims proved. Prints the ratio on / off (below 1: faster); nothing is asserted (the machine
@@ -34,6 +37,8 @@ from benchmarks.ab_runs import main_or_child, proved_table  # noqa: E402
 # the induction's deadline in seconds: `--budget=S` (the children read it from the environment)
 BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
                     os.environ.get("SLICED_BUDGET", "120")))
+# what "off" undoes: "ways" (the fourteenth stop's three changes) or "cuts" (`--undo=cuts`)
+UNDO = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--undo=")), os.environ.get("SLICED_UNDO", "ways"))
 
 
 def one(spec: str, players: int, on: bool) -> dict:
@@ -46,7 +51,9 @@ def one(spec: str, players: int, on: bool) -> dict:
     from verifier.smt.prove import Prover
     from verifier.smt.system import System
 
-    if not on:
+    if not on and UNDO == "cuts":
+        induction.CUTS = False
+    elif not on:
         induction.RETRY_ALONE = False
         induction.Induction._holds_on_every_path = lambda self, tr, v, key, f, post: False
 
@@ -78,13 +85,15 @@ def one(spec: str, players: int, on: bool) -> dict:
 
 
 def main() -> None:
-    os.environ["SLICED_BUDGET"] = str(BUDGET)
-    sys.argv = [a for a in sys.argv if not a.startswith("--budget=")]
+    if UNDO not in ("ways", "cuts"):
+        sys.exit(f"--undo: 'ways' or 'cuts', not {UNDO!r}")
+    os.environ["SLICED_BUDGET"], os.environ["SLICED_UNDO"] = str(BUDGET), UNDO
+    sys.argv = [a for a in sys.argv if not a.startswith(("--budget=", "--undo="))]
     parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["wasabi"], 1)
     if parent is None:
         return
     args, runs = parent
-    print(f"budget {BUDGET:.0f} s (--budget=S)")
+    print(f"budget {BUDGET:.0f} s (--budget=S); off = {UNDO} undone (--undo=ways|cuts)")
     proved_table(args, runs, "before", "after", "claims", queries=True)
 
 if __name__ == "__main__":

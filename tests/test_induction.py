@@ -198,7 +198,7 @@ def shelves_run(monkeypatch, give_up: bool) -> tuple:
     program, prover, system = compiled(SHELVES, "shelves.rules")
     houdini = Induction._houdini
     if not give_up:
-        monkeypatch.setattr(Induction, "_houdini", lambda self, cs, lemmas, give_up_at_sat=False: houdini(self, cs, lemmas))
+        monkeypatch.setattr(Induction, "_houdini", lambda self, cs, lemmas, give_up_at_sat=False, **_: houdini(self, cs, lemmas))
     ind = Induction(system, analyse(system, None))
     claims = [claim(program, prover, "at_most_one"), claim(program, prover, "unopened_empty")]
     results = ind.run(claims, [])
@@ -329,12 +329,12 @@ def test_a_claim_that_rests_on_a_later_one_is_proved_on_its_own_second_try():
     ind = Induction(system, facts, timeout=10, deadline=time.perf_counter() + 30)
     solve = ind._solve
 
-    def struggles(parts, ms):
+    def struggles(parts, ms, *how):
         text = [str(p) for p in parts]
         if any("spent@" in t for t in text) and any(t.startswith("cap@0 ==") for t in text):
             time.sleep(max(0.0, ind.deadline - time.perf_counter()))  # planted: out of time
             return z3.unknown, "planted"
-        return solve(parts, ms)
+        return solve(parts, ms, *how)
     ind._solve = struggles
     out = ind.run(claims)
     assert out["a_used"].proved, (out["a_used"].kind, out["a_used"].detail)
@@ -347,10 +347,10 @@ def gives_up_on(ind: Induction, leaf: str) -> Induction:
     query the solver cannot settle, made deterministic."""
     solve = ind._solve
 
-    def planted(parts, ms):
+    def planted(parts, ms, *how):
         if any(leaf in str(p) for p in parts):
             return z3.unknown, "planted"
-        return solve(parts, ms)
+        return solve(parts, ms, *how)
     ind._solve = planted
     return ind
 
@@ -482,3 +482,80 @@ def test_a_free_part_proves_nothing_it_should_not():
     program, prover, system = compiled(MATCHES.replace("            remove r from held\n", ""), "matches.rules")
     out = Induction(system, None, timeout=10).run([claim(program, prover, "apart")])["apart"]
     assert not out.proved and out.kind == "sat" and out.move.startswith("mark")
+
+
+TALLIES = '''
+game tallies "Tallies"
+players 1
+type Slot = 0..3
+var board: array[Slot] of 0..3 = 0
+var held: set of Slot = {0, 1, 2, 3}
+var won: set of Slot = {}
+var tally: 0..4 = 0
+var tokens: 0..4 = 4
+var finished: bool = false
+flow {
+  while not finished {
+    choose 0 {
+      move mark(c: Slot, x: 0..3) "marks {c} with {x}" { board[c] = x }
+      move stop() "stops" { finished = true }
+    }
+    for r in collect(y in Slot where y in held) {
+      if tokens > 0 and board[r] == 2 {
+        remove r from held
+        add r to won
+        tokens -= 1
+        tally += 1
+      }
+    }
+  }
+}
+outcome { score p: tally }
+invariant apart "a slot is never both held and won": size(inter(held, won)) == 0
+invariant tallied "each win spends a token and counts once": tally == size(won) and tally + tokens == 4
+'''
+
+
+def whole_moves_given_up(ind: Induction) -> Induction:
+    """Plant in `ind` a solver that gives up on every query about a move as a whole (the instance
+    after the move must hold: the query's goal is not the constant `false`); the queries about
+    one loop iteration (`_step_holds`, whose goal is `false`) are answered."""
+    ask = ind._ask
+
+    def planted(d, bits, conds, hyps, case, post, *rest, **kw):
+        if not z3.is_false(post):
+            ind.queries += 1
+            return z3.unknown, "planted"
+        return ask(d, bits, conds, hyps, case, post, *rest, **kw)
+    ind._ask = planted
+    return ind
+
+
+def test_a_count_a_loop_keeps_is_proved_one_iteration_at_a_time(monkeypatch):
+    """After each move the flow runs a loop over the held slots: a slot whose square shows 2 is
+    won, spending a token. "The tally is the number won, and tally plus tokens is 4" holds
+    after every iteration, given "never both held and won"; over the whole move it reads as
+    nested `if`s, one per slot, which a seed game's 52 items made a query the solver gave up
+    on. The planted solver gives up on every query about a move as a whole: the claim must
+    still be proved through the loop's iterations — without them it was unknown."""
+    import verifier.smt.engines.induction as induction
+    program, prover, system = compiled(TALLIES, "tallies.rules")
+    mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
+    assert [len(run) for run in system.cut_renamings(mark)] == [5]  # before the loop, after each of 4 slots
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    ind = whole_moves_given_up(Induction(system, None, timeout=10))
+    out = ind.run([tallied], apart.instances)["tallied"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    assert ind.cut_settled >= 2
+    monkeypatch.setattr(induction, "CUTS", False)
+    out = whole_moves_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
+    assert not out.proved and out.kind == "unknown"
+
+
+def test_a_loop_iteration_that_breaks_the_count_proves_nothing():
+    """The iterations are asked, not assumed: with a planted edit that wins a slot without
+    spending a token, the claim is broken (a counterexample), never proved."""
+    program, prover, system = compiled(TALLIES.replace("        tokens -= 1\n", ""), "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    out = Induction(system, None, timeout=10).run([tallied], apart.instances)["tallied"]
+    assert not out.proved and out.kind == "sat"

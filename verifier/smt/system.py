@@ -45,6 +45,7 @@ class Transition:
     case_terms: dict = field(default_factory=dict)  # v -> z3 term of "the successor's pc is v"
     renaming: list = field(default_factory=list)  # [(pre leaf term, post term)] where they differ
     written: int = 0  # the support bits of the leaves in `renaming`: a formula reading none is kept as is
+    cuts: list | None = None  # `System.cut_renamings`, built on first use
 
 
 def flatten_and(term) -> list:
@@ -152,6 +153,36 @@ class System:
                 out.append(tr)
             self._transitions[d] = out
         return self._transitions[d]
+
+    def var_bits(self) -> int:
+        """The support bits of the `var` leaves (the first leaves, in `state_leaves` order)."""
+        width = sum(len(leaves(self.rel.state.vars[x])) for x in self.p.var_types)
+        bits = 0
+        for leaf in self.leaves[:width]:
+            bits |= self.dag.support(leaf)
+        return bits
+
+    def cut_renamings(self, tr: Transition) -> list[list[list]]:
+        """Per run of a decision-free `for` on the way of `tr`'s move (`Step.cuts`): the state
+        before it and after each iteration, each as a renaming [(pre leaf term, term)] of the
+        `var` leaves where they differ (flow locals, pc and snapshots are not renamed: a formula
+        reading them is not read at a cut). A run whose shape is not the state's is left out."""
+        if tr.cuts is None:
+            names = self.p.var_types
+            width = sum(len(leaves(self.rel.state.vars[x])) for x in names)
+            pre = self.leaf_terms[:width]
+            out = []
+            for run in tr.alt.step.cuts:
+                states = []
+                for values in run:
+                    terms = [t for x in names for t in leaves(values[x])]
+                    if len(terms) != width:
+                        break
+                    states.append([(a, b) for a, b in zip(pre, terms) if not a.eq(b)])
+                else:
+                    out.append(states)
+            tr.cuts = out
+        return tr.cuts
 
     def term(self, i: int):
         """The z3 term of a leaf id."""

@@ -43,6 +43,7 @@ __all__ = ["Frame", "Exec", "Step", "merge", "successor", "joint_successor", "sn
 
 WHILE_BOUND = 64  # iterations a decision-free `while` is unrolled (a "bound" obligation says it suffices)
 CONCRETE_LOOP_LIMIT = 10_000  # a literal loop running longer is reported, not followed
+MAX_CUT_STATES = 512  # states kept per move at the iterations of its `for` loops (`Exec.cuts`)
 
 
 # ====================================================================== values
@@ -223,6 +224,10 @@ class Exec:
         self.flow = False
         self._snap_keys = snapshot_keys(program)
         self._measure_keys = {id(w): f"M_{k}" for k, w in enumerate(program.measures)}
+        # the `var`s before each run of a `for` without decision points and after each of its
+        # iterations (`s_For`): a claim kept by every iteration is kept by the loop, which the
+        # induction can show one iteration at a time (`Step.cuts`)
+        self.cuts: list[tuple] = []
 
     # ------------------------------------------------------------ loop measures (`while C decreases E`)
     def measure_slot(self, st) -> tuple[dict, str]:
@@ -397,6 +402,7 @@ class Exec:
 
     def s_For(self, st) -> None:
         rows = self.sync().members(st.source)  # the engine iterates over list(source): evaluated once
+        run = [dict(self.fr.vars)]  # (copies: statements after the loop edit the frame in place)
         for g, item in rows:
             if is_false(g):
                 continue
@@ -415,6 +421,9 @@ class Exec:
                 else:
                     after.py.pop(st.var, None)
             self.fr = merge(g, after, saved)
+            run.append(dict(self.fr.vars))
+        if len(run) > 2 and sum(map(len, self.cuts)) + len(run) <= MAX_CUT_STATES:
+            self.cuts.append(tuple(run))
 
     def s_While(self, st) -> None:
         """Unrolled: each iteration guarded by the loop still running. A concrete loop runs to its
@@ -551,7 +560,8 @@ class FlowWalk(Exec):
         fr = self.fr
         out = StateVars(self.p, self.n, options, None,
                         values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
-        return Step(out, fr.snaps, list(self.enc.obligations) + self.utility_obligations(out, options))
+        return Step(out, fr.snaps, list(self.enc.obligations) + self.utility_obligations(out, options),
+                    tuple(self.cuts))
 
     def utility_obligations(self, out: StateVars, options: dict) -> list:
         """Where the flow ends, the engine checks the returns against the `utility` declaration
@@ -825,6 +835,9 @@ class Step:
     state: StateVars
     snapshots: dict
     obligations: list
+    # per run of a `for` without decision points on the way: the `var`s before it and after each
+    # iteration ({name: value}), in the order the runs happened
+    cuts: tuple = ()
 
 
 def successor(program: Program, n: int, options: dict, state: StateVars, decision: int, move, params: dict,

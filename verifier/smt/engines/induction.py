@@ -45,13 +45,24 @@ MAX_PATHS = 64
 # the second pass asks each claim not proved on its own first (`run`); False: all together, as
 # before (kept for `benchmarks/sliced_claims.py`)
 RETRY_ALONE = True
-# a claim the solver gave up on in its first pass gets at most this long a second look (seconds):
-# one that a later claim's statement settles takes a fraction of a second then (on a seed game,
-# 0.1 s after 13.9 s the first time), and one that stays hard must not take the time the
-# engines after this one use
+# a claim the solver gave up on in its first pass gets a second look whose queries get at most
+# this long each (seconds), and which stops at the first one the solver gives up on: one that a
+# later claim's statement settles takes a fraction of a second then (on a seed game, 0.1 s after
+# 13.9 s the first time), and one that stays hard must not take the time the engines after this
+# one use. Not a cap on the claim: a count kept through a loop's iterations is a hundred queries
+# of 0.2 s each (a cap of 2 s a claim left two such claims unproved on a seed game)
 AGAIN_S = 2.0
 # the first look at an instance whose successor reads much the instance does not (`_abstract`)
 ABSTRACT_MS = 1000
+# one iteration of a decision-free `for` on the way of a move (`_through_cuts`): its abstracted
+# look, then its own query, each at most this long (milliseconds); False: not tried
+CUT_MS = 1500
+CUTS = True
+# a loop iteration's query through Z3's simplifier, then its SMT core (not the default solver's
+# own choice of preprocessing): on a count of many items ("done ones = the sum of the done
+# flags") the default gave up at 30 s where this takes 0.14 s. Only there: for every query, a
+# first-pass counterexample on a seed game took 45 s (out of time) instead of 7 s
+SIMPLIFY_FIRST = True
 
 
 @dataclass
@@ -95,6 +106,9 @@ class Induction:
         self._plain: dict = {}  # instance key -> the instance simplified (kept: its id is compared)
         self._abstracts: dict = {}  # (id(transition), instance key) -> `_abstract`'s term or None
         self.abstract_settled = 0  # instances a move keeps, settled on the abstracted successor
+        self.cut_settled = 0  # instances a move keeps, settled one loop iteration at a time
+        self._var_bits: int | None = None
+        self._cuts: dict = {}  # (id(transition), instance key) -> `_cut_states`
         self.queries = 0
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
@@ -233,8 +247,9 @@ class Induction:
     def _again(self, claims: list[Claim], lemmas: list, results: dict, proved: dict, assumed: dict,
                final: float | None, reserve: int, cap: float | None = None) -> list[Claim]:
         """Each claim on its own again, assuming `lemmas` and what every claim has left so far,
-        each with a fair share of the time (`reserve` shares kept for what follows; at most
-        `cap` seconds each); skipped where nothing it reads is stated by what its first pass
+        each with a fair share of the time (`reserve` shares kept for what follows; with `cap`,
+        each query at most `cap` seconds and the claim left at the first query the solver gives
+        up on); skipped where nothing it reads is stated by what its first pass
         could not assume (`assumed`: the same queries again). Updates `results` and `proved`
         with the claims proved; returns the others (broken, given up on, or skipped), in order."""
         still = []
@@ -255,25 +270,28 @@ class Induction:
                 continue
             if final is not None:
                 self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(claims) - i + reserve)
+            timeout_ms = self.timeout_ms
             if cap is not None:
-                self.deadline = min(self.deadline, time.perf_counter() + cap) if self.deadline is not None \
-                    else time.perf_counter() + cap
+                self.timeout_ms = min(timeout_ms, max(1, int(cap * 1000)))
             try:
-                out, alive = self._houdini([c], lemmas + others, give_up_at_sat=True)
+                out, alive = self._houdini([c], lemmas + others, give_up_at_sat=True,
+                                           give_up_at_unknown=cap is not None)
             finally:
-                self.deadline = final
+                self.deadline, self.timeout_ms = final, timeout_ms
             if out[c.name].proved:
                 results[c.name], proved[c.name] = out[c.name], alive
             else:
                 still.append(c)
         return still
 
-    def _houdini(self, claims: list[Claim], lemmas: list, give_up_at_sat: bool = False) -> tuple[dict[str, Outcome], list]:
+    def _houdini(self, claims: list[Claim], lemmas: list, give_up_at_sat: bool = False,
+                 give_up_at_unknown: bool = False) -> tuple[dict[str, Outcome], list]:
         """(outcome per claim, the instances left: inductive together with the lemmas).
         `give_up_at_sat`: stop at the first counterexample to induction (nothing left): the
         first pass's claim is then not proved, and the second pass, with every claim that
         failed so, finds what is left of them — on a seed game a claim that needed a later one
-        spent 40 s of its first pass refuting its 100 instances one by one, for nothing."""
+        spent 40 s of its first pass refuting its 100 instances one by one, for nothing.
+        `give_up_at_unknown`: likewise at the first query the solver gives up on."""
         dag = self.sys.dag
         live: dict[int, object] = {}  # formula id -> formula
         owner: dict[int, int] = {}  # formula id -> claim index
@@ -308,7 +326,8 @@ class Induction:
                             if out is not None:
                                 dropped[key] = out
                                 failed.setdefault(owner[key], out)
-                                if out.kind == "time" or (give_up_at_sat and out.kind == "sat"):
+                                if out.kind == "time" or (give_up_at_sat and out.kind == "sat") or \
+                                        (give_up_at_unknown and out.kind == "unknown"):
                                     return self._outcomes(claims, failed, out), []
                                 for other, broken in self._also_broken(tr, out, live, dropped):
                                     dropped[other] = broken
@@ -471,27 +490,33 @@ class Induction:
         known = self._on_paths.get(k)
         if known is not None:
             return known
+        plain = self._plain.get(key)
+        if plain is None:
+            plain = self._plain[key] = z3.simplify(f)
+        ok = self._reads_on_every_path(tr, v, post, lambda after: after.eq(f) or after.eq(plain))
+        self._on_paths[k] = ok
+        return ok
+
+    def _reads_on_every_path(self, tr, v, post, holds) -> bool:
+        """`post` read along each way the move's flow runs to a decision point in case v is true,
+        or a formula `holds` accepts, on every one of them (where the move is not read path by
+        path: `post` itself)."""
         paths = self._paths.get(id(tr))
         if paths is None:
             paths = successor_paths(tr.alt)
             if not (1 < len(paths) <= MAX_PATHS and all(p.conds for p in paths)):
                 paths = []
             self._paths[id(tr)] = paths
-        ok = bool(paths)
-        if ok:
-            wanted = None if v is None else set(v) if isinstance(v, tuple) else {v}
-            plain = self._plain.get(key)
-            if plain is None:
-                plain = self._plain[key] = z3.simplify(f)
-            for path in paths:
-                if wanted is not None and path.pc not in wanted:
-                    continue  # a way to a decision point outside this case
-                after = path.specialise(post)
-                if not (z3.is_true(after) or after.eq(f) or after.eq(plain)):
-                    ok = False
-                    break
-        self._on_paths[k] = ok
-        return ok
+        if not paths:
+            return z3.is_true(post) or holds(post)
+        wanted = None if v is None else set(v) if isinstance(v, tuple) else {v}
+        for path in paths:
+            if wanted is not None and path.pc not in wanted:
+                continue  # a way to a decision point outside this case
+            after = path.specialise(post)
+            if not (z3.is_true(after) or holds(after)):
+                return False
+        return True
 
     def _abstract(self, tr, key, post):
         """The instance after the move with every largest part that reads none of the leaves the
@@ -605,7 +630,17 @@ class Induction:
         target = dag.support(dag.add(post))
         assumable = [k for k in list(live) + list(given) if k not in dropped]
         conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
-        r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split)
+        r = None
+        if self._cut_states(tr, key, f):
+            # a move whose loops change the instance: asked as a whole once, and where the solver
+            # gives up, one loop iteration at a time before the move's choices value by value
+            r, model = self._ask(d, bits, conds, formulas, case, post, [], (), SYMBOLIC_MS)
+            if r == z3.unknown and not self._late():
+                if self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
+                    return None
+                r = None
+        if r is None:
+            r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split)
         if r == z3.unsat:
             self.sliced_settled += 1
             self._answers[answer_key] = _Query(frozenset(hyps))
@@ -628,11 +663,104 @@ class Induction:
             return Outcome(False, "time", d, tr.label, "the time budget ran out")
         return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
 
+    def _through_cuts(self, d, tr, v, key, f, post, live, given, support, dropped) -> bool:
+        """The instance is kept by the move, shown one iteration at a time through the decision-free
+        `for` loops on its way (`System.cut_renamings`): it holds before each loop runs, and each
+        iteration keeps it; so it holds after the loop, and the move's query is asked again with
+        that as one more assumption. A count that a loop over a set of items raises item by item
+        while another falls ("the items done and the counters left make ten"), reached through
+        dozens of nested `if`s, is a query the solver gives up on as a whole; one iteration is a
+        step of one item. Each step is a query over the state before the move (every claim and
+        condition assumed there holds), so what it proves holds whichever way the flow reached
+        the loop; a step the solver cannot settle leaves that loop unused (False)."""
+        runs = self._cut_states(tr, key, f)
+        if not runs or self._late():
+            return False
+        dag = self.sys.dag
+        ends = []
+        used: set = set()  # the instances and lemmas the steps assumed
+        for at in runs:
+            steps = [z3.And(before, z3.Not(goal)) for before, goal in zip([f] + at[:-1], at)
+                     if not goal.eq(before)]
+            # one query per iteration: all of them in one (a disjunction) took as long on a seed
+            # game's count of items, and longer where the solver gave up on it
+            for step in steps:
+                one = self._step_holds(d, tr, key, step, live, given, support, dropped)
+                if one is None:
+                    break
+                used |= one
+            else:
+                ends.append(at[-1])
+        if not ends:
+            return False
+        # on each way the flow runs on from the loop, the instance after the move often reads as
+        # it did after the loop's last iteration (with the simplifier's normal form of both)
+        known = [f, self._plain.get(key, f)] + [z3.simplify(e) for e in ends] + ends
+        if self._reads_on_every_path(tr, v, post, lambda after: any(
+                after.eq(x) for x in known) or any(z3.simplify(after).eq(x) for x in known)):
+            self.cut_settled += 1
+            self._answers[(id(tr), v, key)] = _Query(frozenset(used))
+            return True
+        bits = dag.support(dag.add(post))
+        for e in ends:
+            bits |= dag.support(dag.add(e))
+        conds, hyps, formulas, bits = self._slice(tr, bits, live, given, support, dropped)
+        # without the case (which decision point the move leads to): on a seed game it reads
+        # the loop's whole count again (the game ends at ten), and "whichever way" is stronger
+        r, _ = self._ask(d, bits, conds, formulas + ends, None, post, [], (), CUT_MS)
+        if r == z3.unsat:
+            self.cut_settled += 1
+            self._answers[(id(tr), v, key)] = _Query(frozenset(used | set(hyps)))
+            return True
+        return False
+
+    def _cut_states(self, tr, key, f) -> list:
+        """The instance at the cuts of each run of a loop on the way of the move that changes it
+        (`System.cut_renamings`): [[at the loop's start, after each iteration]]; [] when there
+        is none, or the instance reads what a cut does not rename (flow locals, the position)."""
+        k = (id(tr), key)
+        if k not in self._cuts:
+            out = []
+            runs = self.sys.cut_renamings(tr) if CUTS else []
+            if runs and self._var_bits is None:
+                self._var_bits = self.sys.var_bits()
+            if runs and not self.sys.dag.support(key) & ~self._var_bits:
+                for states in runs:
+                    at = [z3.substitute(f, *r) if r else f for r in states]
+                    if not all(x.eq(at[0]) for x in at):
+                        out.append(at)
+            self._cuts[k] = out
+        return self._cuts[k]
+
+    def _step_holds(self, d, tr, key, step, live, given, support, dropped) -> set | None:
+        """Is `step` (the instance at one cut and not at the next, or a disjunction of such) false
+        over every state before the move that the move's query assumes (its conditions, the
+        instances and lemmas, the interval facts)? First with what the instance does not read
+        left free (`dag.abstract_apart`, as `_abstract`), then as it is. The instances and
+        lemmas assumed when it is; None when the solver does not say so."""
+        dag = self.sys.dag
+        false = z3.BoolVal(False, CTX)
+        dag.add(step)
+        # kept as they are: the leaves the instance reads, and those of the claims and lemmas that
+        # read one of them (an item's test "held, not yet done" links the item's `if` to the count)
+        keep = support[key]
+        for k in list(live) + list(given):
+            if k not in dropped and support[k] & support[key]:
+                keep |= support[k]
+        for term in (abstract_apart(dag, step, keep), step):
+            if term is None or self._late():
+                continue
+            conds, hyps, formulas, bits = self._slice(tr, dag.support(dag.add(term)), live, given, support, dropped)
+            r, _ = self._ask(d, bits, conds, formulas + [term], None, false, [], (), CUT_MS, SIMPLIFY_FIRST)
+            if r == z3.unsat:
+                return set(hyps)
+        return None
+
     def _late(self) -> bool:
         """The deadline has passed (a solver call it cut short says nothing of the claim)."""
         return self.deadline is not None and time.perf_counter() >= self.deadline - 0.01
 
-    def _ask(self, d, bits, conds, hyps, case, post, checks, splits=(), ms=None):
+    def _ask(self, d, bits, conds, hyps, case, post, checks, splits=(), ms=None, simplify_first=False):
         """Is "conds, hyps, checks, case and not post" satisfiable (with the interval facts at d
         about the leaves in `bits`)? When the solver gives up and the move has choices with few
         values (`splits`: a chance outcome, a parameter), they are fixed one value at a time:
@@ -647,16 +775,16 @@ class Induction:
         first = min(self.timeout_ms, SYMBOLIC_MS) if splits else self.timeout_ms
         if ms is not None:
             first = min(first, ms)
-        r, info = self._solve(parts, first)
+        r, info = self._solve(parts, first, simplify_first)
         if r == z3.unknown and splits:
             return self._split(parts, splits)
         return r, info
 
-    def _solve(self, parts: list, ms: int):
+    def _solve(self, parts: list, ms: int, simplify_first: bool = False):
         remaining = None if self.deadline is None else self.deadline - time.perf_counter()
         if remaining is not None:
             ms = max(1, min(ms, int(remaining * 1000)))
-        sol = z3.Solver(ctx=CTX)
+        sol = z3.Then("simplify", "smt", ctx=CTX).solver() if simplify_first else z3.Solver(ctx=CTX)
         sol.set("timeout", ms)
         sol.add(*parts)
         t0 = time.perf_counter()
