@@ -559,3 +559,28 @@ def test_a_loop_iteration_that_breaks_the_count_proves_nothing():
     apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
     out = Induction(system, None, timeout=10).run([tallied], apart.instances)["tallied"]
     assert not out.proved and out.kind == "sat"
+
+
+def test_a_second_look_is_capped_per_query_not_per_claim():
+    """`tallied` is asked first, without `apart`: every query about the move as a whole is given
+    up on (planted), and the loop's iterations need `apart`, so the solver gives up on it. Its
+    second look, once `apart` is proved, is a dozen iteration queries, each planted to take
+    0.25 s: more than `AGAIN_S` (2 s) in all, each far below it. It must be proved — with the cap
+    on the whole claim, as before, it ran out of time."""
+    import verifier.smt.engines.induction as induction
+    program, prover, system = compiled(TALLIES, "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    ind = whole_moves_given_up(Induction(system, None, timeout=10, deadline=time.perf_counter() + 120))
+    solve = ind._solve
+    slow = []
+
+    def slow_steps(parts, ms, *how):
+        if how and how[0]:  # a loop iteration's query
+            slow.append(ms)
+            time.sleep(0.25)
+        return solve(parts, ms, *how)
+    ind._solve = slow_steps
+    out = ind.run([tallied, apart])
+    assert out["apart"].proved
+    assert out["tallied"].proved, (out["tallied"].kind, out["tallied"].move, out["tallied"].detail)
+    assert len(slow) * 0.25 > induction.AGAIN_S

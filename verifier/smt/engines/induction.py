@@ -55,9 +55,9 @@ AGAIN_S = 2.0
 # the first look at an instance whose successor reads much the instance does not (`_abstract`)
 ABSTRACT_MS = 1000
 # one iteration of a decision-free `for` on the way of a move (`_through_cuts`): its abstracted
-# look, then its own query, each at most this long (milliseconds); False: not tried
+# look, then its own query, each at most this long (milliseconds)
 CUT_MS = 1500
-CUTS = True
+CUTS = True  # False: a move's loops are not read iteration by iteration (for the benchmark)
 # a loop iteration's query through Z3's simplifier, then its SMT core (not the default solver's
 # own choice of preprocessing): on a count of many items ("done ones = the sum of the done
 # flags") the default gave up at 30 s where this takes 0.14 s. Only there: for every query, a
@@ -733,7 +733,7 @@ class Induction:
         return self._cuts[k]
 
     def _step_holds(self, d, tr, key, step, live, given, support, dropped) -> set | None:
-        """Is `step` (the instance at one cut and not at the next, or a disjunction of such) false
+        """Is `step` (the instance at one cut and not at the next) false
         over every state before the move that the move's query assumes (its conditions, the
         instances and lemmas, the interval facts)? First with what the instance does not read
         left free (`dag.abstract_apart`, as `_abstract`), then as it is. The instances and
