@@ -60,7 +60,9 @@ if str(ROOT) not in sys.path:
 
 SPECS = {"ramen": "spec/ramen.rules", "ramen_ink": "spec/ramen_ink.rules", "wasabi": "spec/wasabi.rules",
          # an example game whose invariant carries its no_deadlock proof
-         "breakthrough": "spec/examples/breakthrough.rules"}
+         "breakthrough": "spec/examples/breakthrough.rules",
+         # an example game whose count is kept bean by bean through a `while`
+         "mancala": "spec/examples/mancala.rules"}
 WASABI_LIMIT = {"turn_limit": "120"}
 Z3_ALONE = False  # --solver-only
 PLAY_METHODS = {"search"}  # verify methods that are random games (with --solver-only: "directed" too)  # games must end for play; a limit only cuts games short
@@ -361,6 +363,12 @@ MUTATIONS: list[Mutation] = [
       "if not any(c in Cell: board[c] == enemy_of(turn)) {",
       "game_goes_on", 2, "B-E1",
       "reaching the far row does not win: only taking the last enemy piece does"),
+    # ------------------------------------------------------------------ Mancala (an example)
+    M("mancala", "capture_drops_last_bean",
+      "board[store(turn)] += 1 + board[14 - at] @M-T2",
+      "board[store(turn)] += board[14 - at] @M-T2",
+      "beans_kept", 2, "M-T2",
+      "a capture stores the opposite pit's beans but not the capturing bean"),
 ]
 
 

@@ -552,6 +552,162 @@ def test_a_count_a_loop_keeps_is_proved_one_iteration_at_a_time(monkeypatch):
     assert not out.proved and out.kind == "unknown"
 
 
+# the same count kept by a `while` (a loop whose number of iterations the state decides)
+TALLIES_WHILE = TALLIES.replace('''    for r in collect(y in Slot where y in held) {
+      if tokens > 0 and board[r] == 2 {
+        remove r from held
+        add r to won
+        tokens -= 1
+        tally += 1
+      }
+    }''', '''    while tokens > 0 and any(y in held: board[y] == 2) decreases tokens {
+      let r = argmin(y in held where board[y] == 2: y)
+      remove r from held
+      add r to won
+      tokens -= 1
+      tally += 1
+    }''')
+
+
+def test_a_count_a_while_loop_keeps_is_proved_one_iteration_at_a_time(monkeypatch):
+    """As above, with the slots won by a `while` loop: its unrolled iterations are cut points
+    too. The planted solver gives up on every query about the move as a whole; the claim is
+    proved through the iterations, and is unknown without them."""
+    import verifier.smt.engines.induction as induction
+    assert TALLIES_WHILE != TALLIES
+    program, prover, system = compiled(TALLIES_WHILE, "tallies.rules")
+    mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
+    assert len(system.cut_renamings(mark)) == 1
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    ind = whole_moves_given_up(Induction(system, None, timeout=10))
+    out = ind.run([tallied], apart.instances)["tallied"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    assert ind.cut_settled >= 2
+    monkeypatch.setattr(induction, "CUTS", False)
+    out = whole_moves_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
+    assert not out.proved and out.kind == "unknown"
+
+
+SOWING = '''
+game sowing "Sowing"
+players 1
+type Pit = 0..3
+var board: array[Pit] of 0..8 = [2, 2, 2, 2]
+var hand: 0..8 = 0
+var at: Pit = 0
+var bank: 0..8 = 0
+var moves: 0..20 = 0
+flow {
+  while moves < 20 {
+    choose 0 {
+      move sow(i: Pit) "sows {i}" require full "a pit with beans": board[i] > 0 {
+        hand += board[i]
+        board[i] = 0
+        at = i
+        while hand > 0 decreases hand {
+          at = (at + 1) % 4
+          board[at] += 1
+          hand -= 1
+        }
+        if board[at] == 1 {
+          bank += 1
+          board[at] = 0
+        }
+      }
+    }
+    moves += 1
+  }
+}
+outcome { score p: bank }
+invariant kept "the beans in the pits, the hand and the bank make 8": sum(i in Pit: board[i]) + hand + bank == 8
+'''
+
+
+def term_size(t) -> int:
+    """The number of distinct subterms of a z3 term."""
+    seen, stack = set(), [t]
+    while stack:
+        x = stack.pop()
+        if x.get_id() not in seen:
+            seen.add(x.get_id())
+            stack.extend(x.children())
+    return len(seen)
+
+
+def big_goals_given_up(ind: Induction, nodes: int = 150) -> Induction:
+    """Plant in `ind` a solver that gives up on every query whose goal (what must hold after the
+    move) has more than `nodes` distinct subterms: a goal that reads a loop's unrolled
+    iterations. Smaller goals, and the loop iterations' queries (goal `false`), are answered."""
+    ask = ind._ask
+
+    def planted(d, bits, conds, hyps, case, post, *rest, **kw):
+        if term_size(post) > nodes:
+            ind.queries += 1
+            return z3.unknown, "planted: gave up"
+        return ask(d, bits, conds, hyps, case, post, *rest, **kw)
+    ind._ask = planted
+    return ind
+
+
+def test_what_follows_a_loop_reads_its_end_state_as_fresh_values(monkeypatch):
+    """A move sows a pit's beans one by one (a `while`), then banks a last bean that lands in an
+    empty pit. "Pits, hand and bank make 8" is kept by each iteration; after the loop, the bank
+    reads the loop's end state, which over the unrolled iterations is a goal the planted solver
+    gives up on. Read with the end state as fresh values (the instance held there, within the
+    declared ranges), the goal is small and settled: the claim is proved, and is unknown when
+    the end state is not read apart."""
+    program, prover, system = compiled(SOWING, "sowing.rules")
+    sow = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("sow"))
+    assert len(system.cut_renamings(sow)) == 1
+    kept = claim(program, prover, "kept")
+    ind = big_goals_given_up(Induction(system, None, timeout=10))
+    out = ind.run([kept])["kept"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    assert ind.cut_settled >= 1
+    monkeypatch.setattr(Induction, "_loop_ends", lambda self, *a: ([], []))
+    out = big_goals_given_up(Induction(system, None, timeout=10)).run([kept])["kept"]
+    assert not out.proved and out.kind == "unknown"
+
+
+def big_steps_given_up(ind: Induction, nodes: int = 300) -> Induction:
+    """Plant in `ind` a solver that gives up on every loop-iteration query (goal `false`) whose
+    step has more than `nodes` distinct subterms: from the state the move starts in, the state
+    at the k-th iteration is a term that grows with k."""
+    ask = ind._ask
+
+    def planted(d, bits, conds, hyps, case, post, *rest, **kw):
+        if z3.is_false(post) and hyps and term_size(hyps[-1]) > nodes:
+            ind.queries += 1
+            return z3.unknown, "planted: gave up"
+        return ask(d, bits, conds, hyps, case, post, *rest, **kw)
+    ind._ask = planted
+    return ind
+
+
+def test_a_late_iteration_is_asked_from_its_cut_alone(monkeypatch):
+    """The sowing loop's later iterations, asked from the state before the move, are steps
+    that grow with each iteration; the planted solver gives up on the large ones. Each is also
+    asked from the cut before it read as fresh values (where the loop runs, within their
+    bounds): small, and settled. Proved; unknown when the cut is not read alone."""
+    program, prover, system = compiled(SOWING, "sowing.rules")
+    kept = claim(program, prover, "kept")
+    ind = big_steps_given_up(Induction(system, None, timeout=10))
+    out = ind.run([kept])["kept"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    monkeypatch.setattr(Induction, "_cut_alone",
+                        lambda self, tr, r, k, guard, before, goal: z3.And(before, z3.Not(goal)))
+    out = big_steps_given_up(Induction(system, None, timeout=10)).run([kept])["kept"]
+    assert not out.proved
+
+
+def test_a_bean_lost_after_the_loop_proves_nothing():
+    """The end state's fresh values are constrained, not chosen: with a planted edit that drops
+    the banked bean, the claim is broken (a counterexample), never proved."""
+    program, prover, system = compiled(SOWING.replace("          bank += 1\n", ""), "sowing.rules")
+    out = Induction(system, None, timeout=10).run([claim(program, prover, "kept")])["kept"]
+    assert not out.proved and out.kind == "sat"
+
+
 def test_a_loop_iteration_that_breaks_the_count_proves_nothing():
     """The iterations are asked, not assumed: with a planted edit that wins a slot without
     spending a token, the claim is broken (a counterexample), never proved."""

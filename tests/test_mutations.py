@@ -32,6 +32,7 @@ FAST = [
     "wasabi/stack_lasts",
     "wasabi/recipe_stays_in_hand",
     "breakthrough/far_row_no_win",
+    "mancala/capture_drops_last_bean",
 ]
 GAMES, SEED = 8, 1
 

@@ -46,6 +46,8 @@ class Transition:
     renaming: list = field(default_factory=list)  # [(pre leaf term, post term)] where they differ
     written: int = 0  # the support bits of the leaves in `renaming`: a formula reading none is kept as is
     cuts: list | None = None  # `System.cut_renamings`, built on first use
+    cut_guards: list | None = None  # with it: each run's condition (`Step.cut_guards`)
+    cut_flags: list | None = None  # and each cut's "the loop still runs" (`Step.cut_flags`)
 
 
 def flatten_and(term) -> list:
@@ -163,7 +165,7 @@ class System:
         return bits
 
     def cut_renamings(self, tr: Transition) -> list[list[list]]:
-        """Per run of a decision-free `for` on the way of `tr`'s move (`Step.cuts`): the state
+        """Per run of a decision-free `for` or `while` on the way of `tr`'s move (`Step.cuts`): the state
         before it and after each iteration, each as a renaming [(pre leaf term, term)] of the
         `var` leaves where they differ (flow locals, pc and snapshots are not renamed: a formula
         reading them is not read at a cut). A run whose shape is not the state's is left out."""
@@ -171,8 +173,9 @@ class System:
             names = self.p.var_types
             width = sum(len(leaves(self.rel.state.vars[x])) for x in names)
             pre = self.leaf_terms[:width]
-            out = []
-            for run in tr.alt.step.cuts:
+            out, guards, flags = [], [], []
+            step = tr.alt.step
+            for run, guard, running in zip(step.cuts, step.cut_guards, step.cut_flags):
                 states = []
                 for values in run:
                     terms = [t for x in names for t in leaves(values[x])]
@@ -181,8 +184,20 @@ class System:
                     states.append([(a, b) for a, b in zip(pre, terms) if not a.eq(b)])
                 else:
                     out.append(states)
-            tr.cuts = out
+                    guards.append(guard)
+                    flags.append(running)
+            tr.cuts, tr.cut_guards, tr.cut_flags = out, guards, flags
         return tr.cuts
+
+    def cut_guard(self, tr: Transition, k: int):
+        """The condition under which run k of `cut_renamings(tr)` runs (the `if`s around it)."""
+        self.cut_renamings(tr)
+        return tr.cut_guards[k]
+
+    def cut_flag(self, tr: Transition, r: int, k: int):
+        """At cut k of run r of `cut_renamings(tr)`: the condition that the loop still runs."""
+        self.cut_renamings(tr)
+        return tr.cut_flags[r][k]
 
     def term(self, i: int):
         """The z3 term of a leaf id."""

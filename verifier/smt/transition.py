@@ -43,7 +43,7 @@ __all__ = ["Frame", "Exec", "Step", "merge", "successor", "joint_successor", "sn
 
 WHILE_BOUND = 64  # iterations a decision-free `while` is unrolled (a "bound" obligation says it suffices)
 CONCRETE_LOOP_LIMIT = 10_000  # a literal loop running longer is reported, not followed
-MAX_CUT_STATES = 512  # states kept per move at the iterations of its `for` loops (`Exec.cuts`)
+MAX_CUT_STATES = 512  # states kept per move at the iterations of its loops (`Exec.cuts`)
 
 
 # ====================================================================== values
@@ -224,10 +224,12 @@ class Exec:
         self.flow = False
         self._snap_keys = snapshot_keys(program)
         self._measure_keys = {id(w): f"M_{k}" for k, w in enumerate(program.measures)}
-        # the `var`s before each run of a `for` without decision points and after each of its
-        # iterations (`s_For`): a claim kept by every iteration is kept by the loop, which the
-        # induction can show one iteration at a time (`Step.cuts`)
+        # the `var`s before each run of a `for` or `while` without decision points and after each
+        # of its iterations (`keep_cuts`): a claim kept by every iteration is kept by the loop,
+        # which the induction can show one iteration at a time (`Step.cuts`)
         self.cuts: list[tuple] = []
+        self.cut_guards: list = []  # per run: the condition under which the loop runs (its `if`s)
+        self.cut_flags: list = []  # per run: at each cut, the condition that the loop still runs
 
     # ------------------------------------------------------------ loop measures (`while C decreases E`)
     def measure_slot(self, st) -> tuple[dict, str]:
@@ -422,14 +424,26 @@ class Exec:
                     after.py.pop(st.var, None)
             self.fr = merge(g, after, saved)
             run.append(dict(self.fr.vars))
+        self.keep_cuts(run)
+
+    def keep_cuts(self, run: list, flags: list | None = None) -> None:
+        """Record a decision-free loop's run (the `var`s before it and after each iteration) as
+        cut states, within MAX_CUT_STATES per move; a loop of one iteration has nothing to cut.
+        `flags`: a `while`'s condition that it still runs, at each cut (a `for`'s is true)."""
         if len(run) > 2 and sum(map(len, self.cuts)) + len(run) <= MAX_CUT_STATES:
             self.cuts.append(tuple(run))
+            self.cut_guards.append(and_all(self.enc.path))
+            self.cut_flags.append(tuple(flags or [TRUE] * len(run)))
 
     def s_While(self, st) -> None:
         """Unrolled: each iteration guarded by the loop still running. A concrete loop runs to its
         end; once the condition is symbolic, at most WHILE_BOUND iterations, then an obligation."""
         running = TRUE
         self.measure_enter(st)
+        run = [dict(self.fr.vars)]  # cut states, as for a `for` (an iteration that does not run keeps them)
+        # the next iteration runs where every condition so far held: a term over all of them, which
+        # the induction reads as a fresh flag when it asks one iteration from its cut alone
+        flags = [TRUE]
         for k in range(CONCRETE_LOOP_LIMIT):
             with self.guarded(running):
                 c = self.expr(st.cond)
@@ -442,9 +456,12 @@ class Exec:
             saved = self.fr
             body = ([MeasureCheck(st)] if st.decreases is not None else []) + list(st.body.stmts)
             self.fr = merge(g, self.branch(g, body), saved)
+            run.append(dict(self.fr.vars))
+            flags.append(g)
             running = g
         else:
             raise NotEncoded(f"{st.span}: a while loop ran {CONCRETE_LOOP_LIMIT} times")
+        self.keep_cuts(run, flags)
         if st.decreases is not None and self.flow and id(st) in self._measure_keys:
             self.measure_enter(st)  # codegen resets s.M_k when the loop is left
 
@@ -561,7 +578,7 @@ class FlowWalk(Exec):
         out = StateVars(self.p, self.n, options, None,
                         values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
         return Step(out, fr.snaps, list(self.enc.obligations) + self.utility_obligations(out, options),
-                    tuple(self.cuts))
+                    tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags))
 
     def utility_obligations(self, out: StateVars, options: dict) -> list:
         """Where the flow ends, the engine checks the returns against the `utility` declaration
@@ -835,9 +852,12 @@ class Step:
     state: StateVars
     snapshots: dict
     obligations: list
-    # per run of a `for` without decision points on the way: the `var`s before it and after each
-    # iteration ({name: value}), in the order the runs happened
+    # per run of a loop (`for`, `while`) without decision points on the way: the `var`s before it and after each
+    # iteration ({name: value}), in the order the runs happened; and for each, the condition of the
+    # `if`s around it (within the move: not the flow's way to it)
     cuts: tuple = ()
+    cut_guards: tuple = ()
+    cut_flags: tuple = ()  # per run, at each cut: the `while` still runs (true for a `for`)
 
 
 def successor(program: Program, n: int, options: dict, state: StateVars, decision: int, move, params: dict,

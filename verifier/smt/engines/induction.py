@@ -54,7 +54,7 @@ RETRY_ALONE = True
 AGAIN_S = 2.0
 # the first look at an instance whose successor reads much the instance does not (`_abstract`)
 ABSTRACT_MS = 1000
-# one iteration of a decision-free `for` on the way of a move (`_through_cuts`): its abstracted
+# one iteration of a decision-free loop on the way of a move (`_through_cuts`): its abstracted
 # look, then its own query, each at most this long (milliseconds)
 CUT_MS = 1500
 CUTS = True  # False: a move's loops are not read iteration by iteration (for the benchmark)
@@ -665,7 +665,7 @@ class Induction:
 
     def _through_cuts(self, d, tr, v, key, f, post, live, given, support, dropped) -> bool:
         """The instance is kept by the move, shown one iteration at a time through the decision-free
-        `for` loops on its way (`System.cut_renamings`): it holds before each loop runs, and each
+        loops (`for`, `while`) on its way (`System.cut_renamings`): it holds before each loop runs, and each
         iteration keeps it; so it holds after the loop, and the move's query is asked again with
         that as one more assumption. A count that a loop over a set of items raises item by item
         while another falls ("the items done and the counters left make ten"), reached through
@@ -677,46 +677,151 @@ class Induction:
         if not runs or self._late():
             return False
         dag = self.sys.dag
+        every = self.sys.cut_renamings(tr)
         ends = []
+        kept: set = set()  # the runs (indices into `every`) whose iterations keep the instance
         used: set = set()  # the instances and lemmas the steps assumed
-        for at in runs:
-            steps = [z3.And(before, z3.Not(goal)) for before, goal in zip([f] + at[:-1], at)
-                     if not goal.eq(before)]
+        plain_ends = []  # of the loops that run whichever way the move's `if`s go
+        for r, at in runs:
+            # a loop after another (or after a loop the `if`s then read) starts from the first one's end:
+            # read as fresh values, with the instance shown there (`_loop_ends`)
+            swap, facts = self._loop_ends(tr, every[:r], kept, f)
+            # the steps are shown where the loop runs (the `if`s around it): its iterations'
+            # terms elsewhere are not the game's, and what is shown holds under that condition
+            guard = self.sys.cut_guard(tr, r)
+            alone_first = False
             # one query per iteration: all of them in one (a disjunction) took as long on a seed
             # game's count of items, and longer where the solver gave up on it
-            for step in steps:
-                one = self._step_holds(d, tr, key, step, live, given, support, dropped)
-                if one is None:
+            for k, (before, goal) in enumerate(zip([f] + at[:-1], at)):
+                if goal.eq(before):
+                    continue
+                step = z3.And(before, z3.Not(goal)) if z3.is_true(guard) else z3.And(guard, before, z3.Not(goal))
+                step = z3.And(*facts, z3.substitute(step, *swap)) if swap else step
+                tries = [step]
+                if k > 0:
+                    # the iteration from the cut before it read as fresh values (`_cut_alone`):
+                    # the state at a loop's 30th iteration is a term of 30 nested `if`s
+                    alone = self._cut_alone(tr, r, k - 1, guard, before, goal)
+                    alone = z3.And(*facts, z3.substitute(alone, *swap)) if swap else alone
+                    tries = [alone, step] if alone_first else [step, alone]
+                for n, term in enumerate(tries):
+                    one = self._step_holds(d, tr, key, term, live, given, support, dropped)
+                    if one is not None:
+                        alone_first = alone_first or (n == 1 and k > 0)
+                        break
+                else:
                     break
                 used |= one
             else:
-                ends.append(at[-1])
+                ends.append(at[-1] if z3.is_true(guard) else z3.Implies(guard, at[-1]))
+                if z3.is_true(guard):
+                    plain_ends.append(at[-1])
+                kept.add(r)
         if not ends:
             return False
         # on each way the flow runs on from the loop, the instance after the move often reads as
         # it did after the loop's last iteration (with the simplifier's normal form of both)
-        known = [f, self._plain.get(key, f)] + [z3.simplify(e) for e in ends] + ends
+        known = [f, self._plain.get(key, f)] + [z3.simplify(e) for e in plain_ends] + plain_ends
         if self._reads_on_every_path(tr, v, post, lambda after: any(
                 after.eq(x) for x in known) or any(z3.simplify(after).eq(x) for x in known)):
             self.cut_settled += 1
             self._answers[(id(tr), v, key)] = _Query(frozenset(used))
             return True
-        bits = dag.support(dag.add(post))
-        for e in ends:
-            bits |= dag.support(dag.add(e))
-        conds, hyps, formulas, bits = self._slice(tr, bits, live, given, support, dropped)
         # without the case (which decision point the move leads to): on a seed game it reads
         # the loop's whole count again (the game ends at ten), and "whichever way" is stronger
-        r, _ = self._ask(d, bits, conds, formulas + ends, None, post, [], (), CUT_MS)
-        if r == z3.unsat:
-            self.cut_settled += 1
-            self._answers[(id(tr), v, key)] = _Query(frozenset(used | set(hyps)))
-            return True
+        asks = [(post, ends)]
+        swap, facts = self._loop_ends(tr, every, kept, f)
+        if swap:  # what follows the loops, with their end states read as fresh values
+            goal = z3.substitute(post, *swap)
+            if not goal.eq(post):
+                asks.insert(0, (goal, facts))
+        for goal, facts in asks:
+            bits = dag.support(dag.add(goal))
+            for e in facts:
+                bits |= dag.support(dag.add(e))
+            conds, hyps, formulas, bits = self._slice(tr, bits, live, given, support, dropped)
+            r, _ = self._ask(d, bits, conds, formulas + facts, None, goal, [], (), CUT_MS)
+            if r == z3.unsat:
+                self.cut_settled += 1
+                self._answers[(id(tr), v, key)] = _Query(frozenset(used | set(hyps)))
+                return True
+            if self._late():
+                break
         return False
+
+    def _loop_ends(self, tr, runs: list, kept: set, f) -> tuple[list, list]:
+        """The end states of these loop runs (`System.cut_renamings`) read as fresh constants:
+        ([(end term, its constant)], [the instance at each end, over them; the constants'
+        declared bounds]). After a loop of dozens of unrolled iterations, what follows it (an
+        `if` on where the loop left off, a second loop) reads its end state as nested `if`s over
+        every iteration, which the solver gave up on; what it needs of it is that the instance
+        held there (shown by the iterations where the `if`s around the loop let it run: the runs
+        in `kept`; or a run that leaves the instance as `f` reads it; no other run is read
+        apart) and the values' ranges (`_as_fresh`). What is valid with the constants under
+        these facts is valid with the terms put back, which is the formula as it was."""
+        fresh: dict = {}  # term id -> (term, its constant); the terms kept alive
+        facts: list = []
+        for r in reversed(range(len(runs))):
+            end = runs[r][-1]
+            if not (r in kept or not end or z3.substitute(f, *end).eq(f)):
+                continue  # its end read as it is: as fresh values it would be known by its bounds only
+            at_end = self._as_fresh(tr, r, end, fresh, facts)
+            if at_end:
+                held = z3.substitute(f, *at_end)
+                guard = self.sys.cut_guard(tr, r) if r in kept else z3.BoolVal(True, CTX)
+                facts.append(held if z3.is_true(guard) else z3.Implies(guard, held))
+        swap = list(fresh.values())
+        # the same constants in the facts (a later loop's condition reads an earlier one's end):
+        # the facts and the formula they serve, read with every term put back, are as they were
+        return swap, [z3.substitute(x, *swap) for x in facts] if swap else facts
+
+    def _cut_alone(self, tr, r: int, k: int, guard, before, goal):
+        """One iteration's step (`before` at cut k of run r, not `goal` after the iteration) with
+        the state at that cut read as fresh constants within their bounds, and a `while`'s "still
+        runs" there as a fresh flag: the iteration keeps the instance for any state it holds in,
+        not only for those the iterations before can reach. Weaker (the claims before the move
+        say nothing of the constants), and small: the cut's terms, and the flag (every condition
+        so far), grow with every iteration before it."""
+        fresh: dict = {}
+        facts: list = []
+        self._as_fresh(tr, r, self.sys.cut_renamings(tr)[r][k], fresh, facts)
+        swap = list(fresh.values())
+        running = self.sys.cut_flag(tr, r, k)
+        if not (z3.is_true(running) or z3.is_false(running)):
+            swap.append((running, z3.FreshConst(z3.BoolSort(CTX), "running")))
+        return z3.And(guard, *facts, z3.substitute(z3.And(before, z3.Not(goal)), *swap))
+
+    def _as_fresh(self, tr, r: int, state: list, fresh: dict, facts: list) -> list:
+        """A cut state of run r of `tr` ([(pre leaf term, its value there)]) with each value that
+        is neither a number nor a leaf (the same term means more than the cut) read as a fresh
+        constant: the same term, the same constant (`fresh`: term id -> (term, constant)). Its
+        declared bounds go to `facts`, under the condition that the loop runs (every assignment
+        is range-checked: like every claim, this rests on `well_formed`; where the `if`s around
+        the loop keep it from running, nothing checked its values). [(pre leaf term, value)]."""
+        dag = self.sys.dag
+        out, bounds = [], []
+        for a, b in state:
+            if z3.is_const(b):
+                out.append((a, b))
+                continue
+            k = b.get_id()
+            if k not in fresh:
+                c = z3.FreshConst(b.sort(), "cut")
+                fresh[k] = (b, c)
+                bound = self.sys.bounds[self.sys.index[dag.add(a)]]
+                if bound is not None and bound[0] is not None:
+                    bounds.append(c >= bound[0])
+                if bound is not None and bound[1] is not None:
+                    bounds.append(c <= bound[1])
+            out.append((a, fresh[k][1]))
+        if bounds:
+            facts.append(z3.Implies(self.sys.cut_guard(tr, r), z3.And(*bounds)))
+        return out
 
     def _cut_states(self, tr, key, f) -> list:
         """The instance at the cuts of each run of a loop on the way of the move that changes it
-        (`System.cut_renamings`): [[at the loop's start, after each iteration]]; [] when there
+        (`System.cut_renamings`): [(the run's index there, [at the loop's start, after each
+        iteration])]; [] when there
         is none, or the instance reads what a cut does not rename (flow locals, the position)."""
         k = (id(tr), key)
         if k not in self._cuts:
@@ -725,10 +830,10 @@ class Induction:
             if runs and self._var_bits is None:
                 self._var_bits = self.sys.var_bits()
             if runs and not self.sys.dag.support(key) & ~self._var_bits:
-                for states in runs:
+                for k, states in enumerate(runs):
                     at = [z3.substitute(f, *r) if r else f for r in states]
                     if not all(x.eq(at[0]) for x in at):
-                        out.append(at)
+                        out.append((k, at))
             self._cuts[k] = out
         return self._cuts[k]
 
