@@ -33,6 +33,7 @@ from .relation import Alternative, Candidate, OutOfTime, Relation, SuccessorPath
 from .transition import initial, legal, fresh_params
 from .dag import Dag
 from .system import flatten_and
+from .cut_checks import CutChecks
 from .unroll import Path, leaves, same_state
 
 __all__ = ["Prover", "Reached", "Verdict"]
@@ -831,6 +832,7 @@ class Prover:
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
         pool = None  # the assumptions split for slicing, once a check needs it
+        at_cuts = None  # the checks asked at a loop's cut, once a check needs it
         failures, unknowns, count = [], [], 0
         self.failed_checks, self.unproved_checks, self.checks_examined = [], [], False
         for d in self.decisions():
@@ -858,6 +860,10 @@ class Prover:
                         sol.add(alt.guard)
                     part = {k: o.cond for k, o in goals.items() if (id(o) in pre_ids) == legality}
                     part = self._glance(sol, part, failing, d, alt, deadline)
+                    if part and not legality and self.system is not None and alt.step.check_cuts:
+                        # inside a loop's iterations: at their cut, the state read apart (`cut_checks`)
+                        at_cuts = at_cuts or CutChecks(self.system, assume)
+                        part = at_cuts.settle(d, alt, part, goals, self._at(d, alt), deadline)
                     if not part:
                         continue
                     # not settled at a glance: each check over the assumptions that share a leaf
@@ -884,7 +890,9 @@ class Prover:
             u = unknowns[0]
             return Verdict("unknown", "induction", f"the solver gave up on {len(unknowns)} run-time checks, e.g. "
                            f"{u[0]} at {u[1]}", seconds)
-        return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point", seconds)
+        at_loops = f" ({at_cuts.settled} of them at a loop's iteration, from the state it starts in)" \
+            if at_cuts is not None and at_cuts.settled else ""
+        return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point{at_loops}", seconds)
 
     def _glance(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline: float) -> dict:
         """The goals left open by short queries of them all at once (most moves keep every check):

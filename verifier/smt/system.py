@@ -48,6 +48,7 @@ class Transition:
     cuts: list | None = None  # `System.cut_renamings`, built on first use
     cut_guards: list | None = None  # with it: each run's condition (`Step.cut_guards`)
     cut_flags: list | None = None  # and each cut's "the loop still runs" (`Step.cut_flags`)
+    cut_runs: list | None = None  # and each one's index in `Step.cuts`
 
 
 def flatten_and(term) -> list:
@@ -173,9 +174,9 @@ class System:
             names = self.p.var_types
             width = sum(len(leaves(self.rel.state.vars[x])) for x in names)
             pre = self.leaf_terms[:width]
-            out, guards, flags = [], [], []
+            out, guards, flags, index = [], [], [], []
             step = tr.alt.step
-            for run, guard, running in zip(step.cuts, step.cut_guards, step.cut_flags):
+            for r, (run, guard, running) in enumerate(zip(step.cuts, step.cut_guards, step.cut_flags)):
                 states = []
                 for values in run:
                     terms = [t for x in names for t in leaves(values[x])]
@@ -186,7 +187,8 @@ class System:
                     out.append(states)
                     guards.append(guard)
                     flags.append(running)
-            tr.cuts, tr.cut_guards, tr.cut_flags = out, guards, flags
+                    index.append(r)
+            tr.cuts, tr.cut_guards, tr.cut_flags, tr.cut_runs = out, guards, flags, index
         return tr.cuts
 
     def cut_guard(self, tr: Transition, k: int):
@@ -198,6 +200,59 @@ class System:
         """At cut k of run r of `cut_renamings(tr)`: the condition that the loop still runs."""
         self.cut_renamings(tr)
         return tr.cut_flags[r][k]
+
+    def check_cut(self, tr: Transition, o) -> tuple | None:
+        """(run of `cut_renamings(tr)`, cut) whose state the step's check `o` reads
+        (`Step.check_cuts`), or None."""
+        tag = tr.alt.step.check_cuts.get(id(o))
+        self.cut_renamings(tr)
+        if tag is None or tag[0] is not o or tag[1] not in tr.cut_runs:
+            return None
+        return tr.cut_runs.index(tag[1]), tag[2]
+
+    def as_fresh(self, tr: Transition, r: int, state: list, fresh: dict, facts: list) -> list:
+        """A cut state of run r of `tr` ([(pre leaf term, its value there)]) with each value that
+        is neither a number nor a leaf (the same term means more than the cut) read as a fresh
+        constant: the same term, the same constant (`fresh`: term id -> (term, constant)). Its
+        declared bounds go to `facts`, under the condition that the loop runs (every assignment
+        is range-checked: what rests on these bounds rests on `well_formed`; where the `if`s
+        around the loop keep it from running, nothing checked its values). [(pre leaf term,
+        value)]."""
+        out, bounds = [], []
+        for a, b in state:
+            if z3.is_const(b):
+                out.append((a, b))
+                continue
+            k = b.get_id()
+            if k not in fresh:
+                c = z3.FreshConst(b.sort(), "cut")
+                fresh[k] = (b, c)
+                bound = self.bounds[self.index[self.dag.add(a)]]
+                if bound is not None and bound[0] is not None:
+                    bounds.append(c >= bound[0])
+                if bound is not None and bound[1] is not None:
+                    bounds.append(c <= bound[1])
+            out.append((a, fresh[k][1]))
+        if bounds:
+            facts.append(z3.Implies(self.cut_guard(tr, r), z3.And(*bounds)))
+        return out
+
+    def cut_as_fresh(self, tr: Transition, r: int, k: int) -> tuple[list, list, list]:
+        """The state at cut k of run r read as fresh constants (`as_fresh`), and the loop's
+        "still runs" there as a fresh flag (a conjunction of every condition so far, which the
+        cut's values do not contain): ([(term, its constant)], [their bounds], [(pre leaf term,
+        its constant or value)]). A formula over the cut, read with the swap, holds for any
+        state within the bounds: what it shows holds at the cut, and its size does not grow
+        with the iterations before it. A formula over the state, read with the last renaming,
+        is that formula at the cut."""
+        fresh: dict = {}
+        facts: list = []
+        renaming = self.as_fresh(tr, r, self.cut_renamings(tr)[r][k], fresh, facts)
+        swap = list(fresh.values())
+        running = self.cut_flag(tr, r, k)
+        if not (z3.is_true(running) or z3.is_false(running)):
+            swap.append((running, z3.FreshConst(z3.BoolSort(running.ctx), "running")))
+        return swap, facts, renaming
 
     def term(self, i: int):
         """The z3 term of a leaf id."""

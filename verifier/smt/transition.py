@@ -230,6 +230,12 @@ class Exec:
         self.cuts: list[tuple] = []
         self.cut_guards: list = []  # per run: the condition under which the loop runs (its `if`s)
         self.cut_flags: list = []  # per run: at each cut, the condition that the loop still runs
+        # the checks each kept run's cuts are read by: id(obligation) -> (it, run, cut) — raised in
+        # the iteration from that cut, or after the loop's last cut (until the next loop); the
+        # innermost loop's (`Step.check_cuts`). The check is kept with its id: a walk retried
+        # drops its checks, and a new one may get a dropped one's id
+        self.check_cuts: dict = {}
+        self._after: tuple | None = None  # (run, its last cut, the checks' count at its end)
 
     # ------------------------------------------------------------ loop measures (`while C decreases E`)
     def measure_slot(self, st) -> tuple[dict, str]:
@@ -405,6 +411,7 @@ class Exec:
     def s_For(self, st) -> None:
         rows = self.sync().members(st.source)  # the engine iterates over list(source): evaluated once
         run = [dict(self.fr.vars)]  # (copies: statements after the loop edit the frame in place)
+        marks = [self.checks_mark()]
         for g, item in rows:
             if is_false(g):
                 continue
@@ -424,16 +431,39 @@ class Exec:
                     after.py.pop(st.var, None)
             self.fr = merge(g, after, saved)
             run.append(dict(self.fr.vars))
-        self.keep_cuts(run)
+            marks.append(self.checks_mark())
+        self.keep_cuts(run, marks=marks)
 
-    def keep_cuts(self, run: list, flags: list | None = None) -> None:
+    def keep_cuts(self, run: list, flags: list | None = None, marks: list | None = None) -> None:
         """Record a decision-free loop's run (the `var`s before it and after each iteration) as
         cut states, within MAX_CUT_STATES per move; a loop of one iteration has nothing to cut.
-        `flags`: a `while`'s condition that it still runs, at each cut (a `for`'s is true)."""
+        `flags`: a `while`'s condition that it still runs, at each cut (a `for`'s is true);
+        `marks`: the count of checks at each cut (`checks_mark`), to tag them (`check_cuts`)."""
+        self._after = None
         if len(run) > 2 and sum(map(len, self.cuts)) + len(run) <= MAX_CUT_STATES:
+            r = len(self.cuts)
             self.cuts.append(tuple(run))
             self.cut_guards.append(and_all(self.enc.path))
             self.cut_flags.append(tuple(flags or [TRUE] * len(run)))
+            checks = self.enc.obligations
+            for k, (a, b) in enumerate(zip(marks or [], (marks or [])[1:])):
+                for o in checks[a:b]:
+                    self.check_cuts.setdefault(id(o), (o, r, k))
+            self._after = (r, len(run) - 1, len(checks))
+
+    def checks_mark(self) -> int:
+        """The count of checks so far, where a loop's iteration starts or ends: the checks
+        since the last loop's end are tagged with its last cut (`check_cuts`)."""
+        self.close_after()
+        return len(self.enc.obligations)
+
+    def close_after(self, extra: list = ()) -> None:
+        """Tag the checks raised since the last kept loop's end (and `extra`) with its last cut."""
+        if self._after is not None:
+            r, k, a = self._after
+            for o in [*self.enc.obligations[a:], *extra]:
+                self.check_cuts.setdefault(id(o), (o, r, k))
+            self._after = None
 
     def s_While(self, st) -> None:
         """Unrolled: each iteration guarded by the loop still running. A concrete loop runs to its
@@ -444,6 +474,7 @@ class Exec:
         # the next iteration runs where every condition so far held: a term over all of them, which
         # the induction reads as a fresh flag when it asks one iteration from its cut alone
         flags = [TRUE]
+        marks = [self.checks_mark()]
         for k in range(CONCRETE_LOOP_LIMIT):
             with self.guarded(running):
                 c = self.expr(st.cond)
@@ -458,10 +489,11 @@ class Exec:
             self.fr = merge(g, self.branch(g, body), saved)
             run.append(dict(self.fr.vars))
             flags.append(g)
+            marks.append(self.checks_mark())
             running = g
         else:
             raise NotEncoded(f"{st.span}: a while loop ran {CONCRETE_LOOP_LIMIT} times")
-        self.keep_cuts(run, flags)
+        self.keep_cuts(run, flags, marks)
         if st.decreases is not None and self.flow and id(st) in self._measure_keys:
             self.measure_enter(st)  # codegen resets s.M_k when the loop is left
 
@@ -577,8 +609,10 @@ class FlowWalk(Exec):
         fr = self.fr
         out = StateVars(self.p, self.n, options, None,
                         values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
-        return Step(out, fr.snaps, list(self.enc.obligations) + self.utility_obligations(out, options),
-                    tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags))
+        final = self.utility_obligations(out, options)
+        self.close_after(final)  # the returns read the state the last loop left
+        return Step(out, fr.snaps, list(self.enc.obligations) + final,
+                    tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags), dict(self.check_cuts))
 
     def utility_obligations(self, out: StateVars, options: dict) -> list:
         """Where the flow ends, the engine checks the returns against the `utility` declaration
@@ -858,6 +892,8 @@ class Step:
     cuts: tuple = ()
     cut_guards: tuple = ()
     cut_flags: tuple = ()  # per run, at each cut: the `while` still runs (true for a `for`)
+    # id(obligation) -> (it, run, cut): the check reads the state at that cut (`Exec.check_cuts`)
+    check_cuts: dict = field(default_factory=dict)
 
 
 def successor(program: Program, n: int, options: dict, state: StateVars, decision: int, move, params: dict,

@@ -757,7 +757,7 @@ class Induction:
         every iteration, which the solver gave up on; what it needs of it is that the instance
         held there (shown by the iterations where the `if`s around the loop let it run: the runs
         in `kept`; or a run that leaves the instance as `f` reads it; no other run is read
-        apart) and the values' ranges (`_as_fresh`). What is valid with the constants under
+        apart) and the values' ranges (`System.as_fresh`). What is valid with the constants under
         these facts is valid with the terms put back, which is the formula as it was."""
         fresh: dict = {}  # term id -> (term, its constant); the terms kept alive
         facts: list = []
@@ -765,7 +765,7 @@ class Induction:
             end = runs[r][-1]
             if not (r in kept or not end or z3.substitute(f, *end).eq(f)):
                 continue  # its end read as it is: as fresh values it would be known by its bounds only
-            at_end = self._as_fresh(tr, r, end, fresh, facts)
+            at_end = self.sys.as_fresh(tr, r, end, fresh, facts)
             if at_end:
                 held = z3.substitute(f, *at_end)
                 guard = self.sys.cut_guard(tr, r) if r in kept else z3.BoolVal(True, CTX)
@@ -778,45 +778,12 @@ class Induction:
     def _cut_alone(self, tr, r: int, k: int, guard, before, goal):
         """One iteration's step (`before` at cut k of run r, not `goal` after the iteration) with
         the state at that cut read as fresh constants within their bounds, and a `while`'s "still
-        runs" there as a fresh flag: the iteration keeps the instance for any state it holds in,
-        not only for those the iterations before can reach. Weaker (the claims before the move
-        say nothing of the constants), and small: the cut's terms, and the flag (every condition
-        so far), grow with every iteration before it."""
-        fresh: dict = {}
-        facts: list = []
-        self._as_fresh(tr, r, self.sys.cut_renamings(tr)[r][k], fresh, facts)
-        swap = list(fresh.values())
-        running = self.sys.cut_flag(tr, r, k)
-        if not (z3.is_true(running) or z3.is_false(running)):
-            swap.append((running, z3.FreshConst(z3.BoolSort(CTX), "running")))
+        runs" there as a fresh flag (`System.cut_as_fresh`): the iteration keeps the instance for
+        any state it holds in, not only for those the iterations before can reach. Weaker (the
+        claims before the move say nothing of the constants), and small: the cut's terms, and
+        the flag, grow with every iteration before it."""
+        swap, facts, _ = self.sys.cut_as_fresh(tr, r, k)
         return z3.And(guard, *facts, z3.substitute(z3.And(before, z3.Not(goal)), *swap))
-
-    def _as_fresh(self, tr, r: int, state: list, fresh: dict, facts: list) -> list:
-        """A cut state of run r of `tr` ([(pre leaf term, its value there)]) with each value that
-        is neither a number nor a leaf (the same term means more than the cut) read as a fresh
-        constant: the same term, the same constant (`fresh`: term id -> (term, constant)). Its
-        declared bounds go to `facts`, under the condition that the loop runs (every assignment
-        is range-checked: like every claim, this rests on `well_formed`; where the `if`s around
-        the loop keep it from running, nothing checked its values). [(pre leaf term, value)]."""
-        dag = self.sys.dag
-        out, bounds = [], []
-        for a, b in state:
-            if z3.is_const(b):
-                out.append((a, b))
-                continue
-            k = b.get_id()
-            if k not in fresh:
-                c = z3.FreshConst(b.sort(), "cut")
-                fresh[k] = (b, c)
-                bound = self.sys.bounds[self.sys.index[dag.add(a)]]
-                if bound is not None and bound[0] is not None:
-                    bounds.append(c >= bound[0])
-                if bound is not None and bound[1] is not None:
-                    bounds.append(c <= bound[1])
-            out.append((a, fresh[k][1]))
-        if bounds:
-            facts.append(z3.Implies(self.sys.cut_guard(tr, r), z3.And(*bounds)))
-        return out
 
     def _cut_states(self, tr, key, f) -> list:
         """The instance at the cuts of each run of a loop on the way of the move that changes it
