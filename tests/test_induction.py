@@ -538,10 +538,17 @@ def test_a_count_a_loop_keeps_is_proved_one_iteration_at_a_time(monkeypatch):
     nested `if`s, one per slot, which a seed game's 52 items made a query the solver gave up
     on. The planted solver gives up on every query about a move as a whole: the claim must
     still be proved through the loop's iterations — without them it was unknown."""
-    import verifier.smt.engines.induction as induction
-    program, prover, system = compiled(TALLIES, "tallies.rules")
+    system = proved_through_iterations(monkeypatch, TALLIES)
     mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
     assert [len(run) for run in system.cut_renamings(mark)] == [5]  # before the loop, after each of 4 slots
+
+
+def proved_through_iterations(monkeypatch, text: str) -> System:
+    """`tallied` in the tallies spec `text`: proved by a planted solver that gives up on every
+    query about a move as a whole (through the loop's iterations), unknown without the
+    iterations. The system."""
+    import verifier.smt.engines.induction as induction
+    program, prover, system = compiled(text, "tallies.rules")
     apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
     ind = whole_moves_given_up(Induction(system, None, timeout=10))
     out = ind.run([tallied], apart.instances)["tallied"]
@@ -550,6 +557,7 @@ def test_a_count_a_loop_keeps_is_proved_one_iteration_at_a_time(monkeypatch):
     monkeypatch.setattr(induction, "CUTS", False)
     out = whole_moves_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
     assert not out.proved and out.kind == "unknown"
+    return system
 
 
 # the same count kept by a `while` (a loop whose number of iterations the state decides)
@@ -573,19 +581,10 @@ def test_a_count_a_while_loop_keeps_is_proved_one_iteration_at_a_time(monkeypatc
     """As above, with the slots won by a `while` loop: its unrolled iterations are cut points
     too. The planted solver gives up on every query about the move as a whole; the claim is
     proved through the iterations, and is unknown without them."""
-    import verifier.smt.engines.induction as induction
     assert TALLIES_WHILE != TALLIES
-    program, prover, system = compiled(TALLIES_WHILE, "tallies.rules")
+    system = proved_through_iterations(monkeypatch, TALLIES_WHILE)
     mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
     assert len(system.cut_renamings(mark)) == 1
-    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
-    ind = whole_moves_given_up(Induction(system, None, timeout=10))
-    out = ind.run([tallied], apart.instances)["tallied"]
-    assert out.proved, (out.kind, out.move, out.detail)
-    assert ind.cut_settled >= 2
-    monkeypatch.setattr(induction, "CUTS", False)
-    out = whole_moves_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
-    assert not out.proved and out.kind == "unknown"
 
 
 SOWING = '''

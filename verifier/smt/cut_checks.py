@@ -72,7 +72,7 @@ class CutChecks:
         # the facts hold where the `if`s around the loop let it run: elsewhere the check (one
         # after the loop) reads the other branch's values, and the constants are anything
         base = [*self.assume, *at, tr.alt.guard, *facts, z3.Implies(self.sys.cut_guard(tr, r), and_all(known))]
-        return _unsat(base, goal, CHECK_MS, deadline) is True
+        return bool(_houdini(base, [goal], deadline, CHECK_MS))
 
     def _held_at(self, tr, r: int, at: list, deadline: float) -> list[list]:
         """Per cut of run r (from the first): the proved facts shown to hold there; shorter
@@ -111,24 +111,12 @@ class CutChecks:
         return held
 
 
-def _unsat(base: list, goal, ms: int, deadline: float):
-    """True when `base` implies `goal`, False when a model refutes it, None when not settled."""
-    ms = _within(ms, deadline)
-    if ms <= 0:
-        return None
-    sol = z3.Solver(ctx=CTX)
-    sol.set("timeout", ms)
-    sol.add(*base)
-    r = sol.check(not_(goal))
-    return True if r == z3.unsat else False if r == z3.sat else None
-
-
-def _houdini(base: list, goals: list, deadline: float) -> list | None:
+def _houdini(base: list, goals: list, deadline: float, ms: int = CHAIN_MS) -> list | None:
     """The largest subset of `goals` that `base` implies, each refuted one dropped by a model
-    (None when the solver does not settle it)."""
+    (None when the solver does not settle it within `ms` per query)."""
     goals = list(goals)
     while goals:
-        ms = _within(CHAIN_MS, deadline)
+        ms = _within(ms, deadline)
         if ms <= 0:
             return None
         sol = z3.Solver(ctx=CTX)
