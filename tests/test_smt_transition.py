@@ -203,6 +203,8 @@ def check_move(program, state, moves, apply) -> tuple[list[str], bool]:
     after = state.clone()
     try:
         apply(after)
+        if after.is_terminal():  # the outcome's checks are the move's too (Step.checks)
+            after.final_outcome()
         raised = None
     except RuleError as exc:
         raised = exc
@@ -210,7 +212,7 @@ def check_move(program, state, moves, apply) -> tuple[list[str], bool]:
         step = joint_successor(program, n, before.options, before, state.s.pc, joint, snapshots_of(program, state))
     except NotEncoded as exc:
         return [f"not encoded: {exc}"], raised is None
-    failed = [o for o in step.obligations if not holds(o.cond)]
+    failed = [o for o in step.checks if not holds(o.cond)]
     if raised is not None:
         return ([] if any(o.kind == "error" for o in failed) else [f"engine raised {raised}; no obligation fails"],
                 False)
@@ -375,7 +377,7 @@ def symbolic_agreement(config, seeds=range(2), actions=2, free_snapshots=False) 
                      for k, v in step.snapshots.items()}, [])
                 bad += [f"{spec} seed {seed} action {a}: {d}" for d in differences(program, got, after)]
                 bad += [f"{spec} seed {seed} action {a}: obligation fails: {o.sentence}"
-                        for o in step.obligations if not holds(z3.substitute(o.cond, *pairs))]
+                        for o in step.checks if not holds(z3.substitute(o.cond, *pairs))]
                 checked += 1
     return bad, checked
 

@@ -65,7 +65,7 @@ def test_z3_states_the_declaration_where_the_flow_ends(utility, k, holds):
     program = engine_from_text(SPEC.replace("UTILITY", utility), "u.rules").program
     state = StateVars(program, 2, {}, 0)
     step = successor(program, 2, {}, state, 0, 0, {"k": z3.IntVal(k)}, player=z3.IntVal(0))
-    found = [o for o in step.obligations if "utility" in o.sentence]
+    found = [o for o in step.checks if "utility" in o.sentence]
     assert len(found) == 1 and found[0].sentence == f"the returns satisfy `{utility}`"
     cond = z3.simplify(found[0].cond)
     assert is_true(cond) if holds else is_false(cond)

@@ -127,8 +127,8 @@ def _same_at(old, new, n: int, old_opts: dict, new_opts: dict, valid, deadline) 
             valid(implies(case, eq_leaf(and_all([o.cond for o in ao.pre]), and_all([o.cond for o in an.pre]))),
                   f"the run-time checks of the legality of {what}")
             legal = z3.And(case, ao.guard)
-            valid(implies(legal, eq_leaf(and_all([o.cond for o in ao.step.obligations]),
-                                         and_all([o.cond for o in an.step.obligations]))), f"the run-time checks of {what}")
+            valid(implies(legal, eq_leaf(and_all([o.cond for o in ao.step.checks]),
+                                         and_all([o.cond for o in an.step.checks]))), f"the run-time checks of {what}")
             valid(implies(legal, same_state(ro, ao.step.state, ao.step.snapshots, an.step.state, an.step.snapshots)),
                   f"the state after {what}")
     if old.outcome is not None or new.outcome is not None:

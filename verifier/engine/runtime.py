@@ -420,6 +420,12 @@ class GameState:
             self.s.memo = {}
         return [self.m._score(self.s, p) for p in range(self.s.n)]
 
+    def final_outcome(self) -> tuple:
+        """(scores, winners, exact returns) of a finished game: everything the rules compute
+        where the flow ends. A rule error in any of them is a rule error of the game
+        (`well_formed`): the searches and the replays of a counterexample ask for all three."""
+        return self.scores(), self.winners(), self.exact_returns()
+
     def winners(self) -> list[int]:
         if self.s.memo:  # memoised definitions are valid for one call only
             self.s.memo = {}

@@ -839,10 +839,10 @@ class Prover:
             self.progress(f"obligations at decision point {d}")
             for alt in self.alternatives(d):
                 goals = {}
-                for o in alt.pre + alt.step.obligations:  # the step's obligations are guarded by legality below
+                for o in alt.pre + alt.step.checks:  # the step's obligations are guarded by legality below
                     if not is_true(o.cond):
                         goals[len(goals)] = o
-                count += len(alt.pre) + len(alt.step.obligations)
+                count += len(alt.pre) + len(alt.step.checks)
                 if not goals:
                     continue
                 pre_ids = {id(o) for o in alt.pre}

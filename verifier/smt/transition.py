@@ -609,28 +609,36 @@ class FlowWalk(Exec):
         fr = self.fr
         out = StateVars(self.p, self.n, options, None,
                         values={"vars": fr.vars, "locals": fr.locals, "pc": fr.pc, "cur": fr.cur})
-        final = self.utility_obligations(out, options)
-        self.close_after(final)  # the returns read the state the last loop left
-        return Step(out, fr.snaps, list(self.enc.obligations) + final,
-                    tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags), dict(self.check_cuts))
+        final = self.outcome_obligations(out, options)
+        self.close_after(final)  # the outcome reads the state the last loop left
+        return Step(out, fr.snaps, list(self.enc.obligations),
+                    tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags), dict(self.check_cuts), final)
 
-    def utility_obligations(self, out: StateVars, options: dict) -> list:
-        """Where the flow ends, the engine checks the returns against the `utility` declaration
-        that applies to the game as loaded (`_check_utility`): the same check, as an obligation
-        guarded by pc = -1."""
-        u = applicable_utility(self.p, self.n, options)
+    def outcome_obligations(self, out: StateVars, options: dict) -> list:
+        """Where the flow ends, the engine computes the outcome on the final state: every
+        player's score and tiebreaks, the winners, the returns (`_score`, `_winners`,
+        `_returns`), and checks the returns against the `utility` declaration that applies to
+        the game as loaded (`_check_utility`). A rule error in any of them is a rule error of
+        the game: their run-time checks, and the utility's, are obligations guarded by pc = -1."""
         ended = eq_leaf(self.fr.pc, num(-1))
-        if u is None or u.kind == "general_sum" or is_false(ended):
+        if is_false(ended):
             return []
         enc = Encoder(self.p, self.n, options, out)
         with enc._guard(ended):
+            enc.winners()  # every score and tiebreak, and the `wins` condition
             returns = [real(enc.returns(num(p))) for p in range(self.n)]
+        return list(enc.obligations) + self._utility_obligation(ended, returns, options)
+
+    def _utility_obligation(self, ended, returns: list, options: dict) -> list:
+        u = applicable_utility(self.p, self.n, options)
+        if u is None or u.kind == "general_sum":
+            return []
         if u.kind == "identical":
             holds = and_all(eq_leaf(returns[0], r) for r in returns[1:])
         else:
             holds = eq_leaf(real(total(returns)), real(num(0 if u.kind == "zero_sum" else u.total)))
         sentence = f"the returns satisfy `utility {u.kind}{'' if u.total is None else f' {u.total}'}`"
-        return list(enc.obligations) + [Obligation(or_(not_(ended), holds), u.span, sentence, "error")]
+        return [Obligation(or_(not_(ended), holds), u.span, sentence, "error")]
 
     def walks(self, st) -> bool:
         """Followed by the walk rather than executed: it holds a decision point, or is an `if`
@@ -894,6 +902,15 @@ class Step:
     cut_flags: tuple = ()  # per run, at each cut: the `while` still runs (true for a `for`)
     # id(obligation) -> (it, run, cut): the check reads the state at that cut (`Exec.check_cuts`)
     check_cuts: dict = field(default_factory=dict)
+    # the checks of the outcome computed where the flow ends (`FlowWalk.outcome_obligations`):
+    # checked with the others, but never assumed by the proofs of what follows the move (nothing
+    # follows the end, and thousands of them in a rich scoring would only slow every query)
+    outcome_checks: list = field(default_factory=list)
+
+    @property
+    def checks(self) -> list:
+        """Every run-time check of the move: what `well_formed` asks."""
+        return self.obligations + self.outcome_checks
 
 
 def successor(program: Program, n: int, options: dict, state: StateVars, decision: int, move, params: dict,

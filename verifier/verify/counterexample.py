@@ -147,12 +147,14 @@ def _rule_error(state: GameState, name: str, failing) -> Ending:
         if failing.step is not None:
             text = explore.step_text(state, failing.step)
             explore.apply_step(state, failing.step)  # logged first: the log shows the failing step
+            if state.is_terminal():  # the step ends the game: the error is in its outcome
+                state.final_outcome()
         else:  # the error is in what the state asks: its invariants, its decision or its scores
             text = ""
             state.check_invariants()
             _who_can_move(state)
             if state.is_terminal():
-                state.scores(), state.winners(), state.returns()
+                state.final_outcome()
     except RuleError as exc:
         where = exc.where or failing.where
         head = f"{text} → rule error: {exc.plain}" if text else f"rule error: {exc.plain}"

@@ -245,7 +245,7 @@ def _playout(game: Game, pick: Pick, max_steps: int) -> tuple[list[tuple[tuple, 
             note((INVARIANT, name), Finding(INVARIANT, name, sentence, where, list(state.history)))
         if state.is_terminal():
             try:
-                state.scores()
+                state.final_outcome()
             except RuleError as exc:  # the final scoring breaks a declared type
                 note(_error_key(exc), Finding(RULE_ERROR, RULE_ERROR, exc.plain, exc.where, list(state.history)))
             break

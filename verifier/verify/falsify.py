@@ -257,7 +257,7 @@ class Falsifier:
                     self.note(name, Finding(INVARIANT, name, sentence, where, list(history)), how)
         if state.is_terminal():
             try:
-                state.scores()
+                state.final_outcome()
             except RuleError as exc:  # the final scoring breaks a declared type
                 self.rule_error(exc, history, how)
             return None
@@ -677,10 +677,12 @@ def confirms(game: Game, finding: Finding) -> bool:
         try:
             if finding.failing_step is not None:
                 explore.apply_step(state, finding.failing_step)
+                if state.is_terminal():  # the step ends the game: the error may be in its outcome
+                    state.final_outcome()
             else:
                 state.check_invariants()
                 if state.is_terminal():
-                    state.scores()
+                    state.final_outcome()
                 else:
                     if state.current_player() == CHANCE:
                         state.chance_outcomes()

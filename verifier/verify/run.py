@@ -169,7 +169,7 @@ def _sample(game: Game, games: int, seed: int, max_steps: int):
             while not st.is_terminal() and len(st.history) < max_steps:
                 states.append(st.m.clone(st.s))
                 random_step(st, rng)
-            final = st.scores() if st.is_terminal() else None
+            final = st.final_outcome()[0] if st.is_terminal() else None
         except RuleError:
             continue
         states.append(st.m.clone(st.s))  # the end too: facts about final states bound the scores

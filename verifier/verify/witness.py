@@ -65,6 +65,8 @@ def failing_step(game: Game, history: list, where: str = ""):
         nxt = state.clone()
         try:
             apply_step(nxt, step)
+            if nxt.is_terminal():  # the outcome is computed where the flow ends
+                nxt.final_outcome()
         except RuleError as exc:
             found = (step, step_text(state, step), exc)
             if not where or where in (exc.where or ""):

@@ -1,0 +1,72 @@
+"""The outcome's run-time checks are `well_formed` obligations.
+
+Where the flow ends, the engine computes every player's score and tiebreaks, the winners and the
+returns; a rule error there (a definition's result out of its type, a division by zero) is a rule
+error of the game. The solver must see those checks too: before they were obligations, a game
+whose every ending breaks its scoring had `well_formed` *proved* with play switched off.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verifier.engine.replayfile import read_replay
+from verifier.engine.runtime import Engine
+from verifier.smt import transition
+from verifier.verify.counterexample import replay
+from test_verify import program_of, run
+
+GAME = '''
+game ending "Ending"
+players 2
+var turn: Player = 0
+var n: 0..3 = 0
+def small(x: 0..3): 0..SMALL_TOP = x
+flow {
+  while n < 3 decreases 3 - n {
+    choose turn {
+      move step() "steps" { n += 1 }
+    }
+    turn = next_player(turn)
+  }
+}
+OUTCOME
+'''
+# each outcome breaks a rule in every finished game (n is 3 there), in a different clause
+BROKEN = {
+    "score": "outcome { score p: small(n) }",
+    "tiebreak": "outcome {\n  score p: 0\n  tiebreak p: small(n) higher\n}",
+    "returns": "outcome {\n  score p: n\n  returns p: 1 / (n - 3)\n}",
+    "wins": "outcome {\n  score p: 0\n  wins p if small(n) == 1\n}",
+}
+
+
+def spec(outcome: str, small_top: int = 1) -> str:
+    return GAME.replace("SMALL_TOP", str(small_top)).replace("OUTCOME", BROKEN[outcome])
+
+
+def solver_only(text: str):
+    """verify with no random play and no directed search: what the solver path finds."""
+    return run(text, games=0)[0]["well_formed"]
+
+
+@pytest.mark.parametrize("clause", sorted(BROKEN))
+def test_a_broken_outcome_is_a_well_formed_violation_the_solver_finds(clause):
+    wf = solver_only(spec(clause))
+    assert wf.status == "violated", (wf.status, wf.reason)
+    # the trace ends in the step that finishes the game, and its replay shows the rule error
+    ending = replay(Engine(program_of(spec(clause))), read_replay(json.dumps(wf.trace))).ending
+    assert ending.kind == "rule_error" and ending.shown, ending.text
+
+
+def test_an_outcome_that_fits_is_proved():
+    # `returns` is the one outcome whose break does not come from `small`'s range
+    for clause in ("score", "tiebreak", "wins"):
+        assert solver_only(spec(clause, small_top=3)).status == "proved"
+
+
+def test_without_the_outcome_obligations_the_broken_score_was_proved(monkeypatch):
+    # the planted bug: the flow's end asks nothing of the outcome (the tree before this test)
+    monkeypatch.setattr(transition.FlowWalk, "outcome_obligations", lambda self, out, options: [])
+    assert solver_only(spec("score")).status == "proved"
