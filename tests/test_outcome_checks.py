@@ -60,13 +60,20 @@ def test_a_broken_outcome_is_a_well_formed_violation_the_solver_finds(clause):
     assert ending.kind == "rule_error" and ending.shown, ending.text
 
 
-def test_an_outcome_that_fits_is_proved():
+def test_an_outcome_that_fits_is_proved_at_every_end_at_once():
     # `returns` is the one outcome whose break does not come from `small`'s range
     for clause in ("score", "tiebreak", "wins"):
-        assert solver_only(spec(clause, small_top=3)).status == "proved"
+        wf = solver_only(spec(clause, small_top=3))
+        assert wf.status == "proved" and "the outcome's at every end at once" in wf.reason, wf.reason
 
 
-def test_without_the_outcome_obligations_the_broken_score_was_proved(monkeypatch):
-    # the planted bug: the flow's end asks nothing of the outcome (the tree before this test)
-    monkeypatch.setattr(transition.FlowWalk, "outcome_obligations", lambda self, out, options: [])
-    assert solver_only(spec("score")).status == "proved"
+def test_an_outcome_that_fits_only_where_the_moves_end_is_proved_move_by_move():
+    # the last move adds 1 or 2, so `n - before - 1` fits 0..1 at the end. The proved facts
+    # there are intervals (n in 3..4, before in 1..2), which allow a difference of 3: the
+    # question over every end fails, and each move's own final state settles it
+    text = (spec("score").replace("= x\n", "= x - 1\n")
+            .replace("move step() \"steps\" { n += 1 }", "move step(k: 1..2) \"steps {k}\" { before = n  n += k }")
+            .replace("var n: 0..3 = 0", "var n: 0..4 = 0\nvar before: 0..3 = 0")
+            .replace("small(n)", "small(n - before)").replace("decreases 3 - n", "decreases 4 - n"))
+    wf = solver_only(text)
+    assert wf.status == "proved" and "at every end at once" not in wf.reason, wf.reason

@@ -30,7 +30,7 @@ from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation, SuccessorPath, at_pc, successor_paths
-from .transition import initial, legal, fresh_params
+from .transition import initial, legal, fresh_params, outcome_checks
 from .dag import Dag
 from .system import flatten_and
 from .cut_checks import CutChecks
@@ -44,6 +44,7 @@ HINT_SHARE = 0.4  # of the time budget for frame facts; after it, each alternati
 MAX_WIDE_RELATIONS = 12  # linear equalities over three or more quantities guessed per decision point
 MAX_COEFFICIENT = 8  # ... each with coefficients at most this large
 GLANCE_MS = 1500  # the first query of a move's run-time checks, all together (`_glance`)
+ENDS_MS = 5000  # the outcome's checks at every end at once (`_outcome_at_every_end`)
 SLICE_MS = 1000  # per sliced try of a run-time check not settled at a glance (`_sliced_holds`)
 SYMBOLIC_MS = 2000  # a whole query of checks with the move's choices symbolic, before value by value
 SPLIT_TRY_MS = 300  # ... and with some of them fixed, before fixing the next
@@ -835,11 +836,13 @@ class Prover:
         at_cuts = None  # the checks asked at a loop's cut, once a check needs it
         failures, unknowns, count = [], [], 0
         self.failed_checks, self.unproved_checks, self.checks_examined = [], [], False
+        ends = self._outcome_at_every_end(assume)
         for d in self.decisions():
             self.progress(f"obligations at decision point {d}")
             for alt in self.alternatives(d):
                 goals = {}
-                for o in alt.pre + alt.step.checks:  # the step's obligations are guarded by legality below
+                asked = alt.step.obligations if ends else alt.step.checks
+                for o in alt.pre + asked:  # the step's obligations are guarded by legality below
                     if not is_true(o.cond):
                         goals[len(goals)] = o
                 count += len(alt.pre) + len(alt.step.checks)
@@ -892,7 +895,30 @@ class Prover:
                            f"{u[0]} at {u[1]}", seconds)
         at_loops = f" ({at_cuts.settled} of them at a loop's iteration, from the state it starts in)" \
             if at_cuts is not None and at_cuts.settled else ""
-        return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point{at_loops}", seconds)
+        at_ends = "; the outcome's at every end at once" if ends else ""
+        return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point{at_loops}"
+                       f"{at_ends}", seconds)
+
+    def _outcome_at_every_end(self, assume: list) -> bool:
+        """Whether the outcome's run-time checks hold at every state where the flow has ended
+        that satisfies the proved invariants, asked once. The state after a move that ends the
+        game is such a state (the invariants hold at every reachable state: the score bounds
+        rest on the same), so then no move's `outcome_checks` needs a query of its own. Else
+        each move asks them on its own final state, which may know more. Decision: a seed game's
+        scoring is read at every move that may end it, 27,000 checks at 2 players."""
+        s = self.rel.state
+        ended = eq_leaf(s.pc, num(-1))
+        try:
+            checks = [o.cond for o in outcome_checks(self.p, self.n, self.options, s, ended)]
+        except NotEncoded:
+            return False
+        checks = [c for c in checks if not is_true(c)]
+        if not checks:
+            return True
+        sol = self.solver()
+        sol.set("timeout", min(ENDS_MS, self._call_ms()))
+        sol.add(*assume, ended)
+        return sol.check(not_(and_all(checks))) == z3.unsat
 
     def _glance(self, sol, goals: dict, failing: dict, d: int, alt: Alternative, deadline: float) -> dict:
         """The goals left open by short queries of them all at once (most moves keep every check):

@@ -584,6 +584,28 @@ def applicable_utility(program: Program, n: int, options: dict) -> N.UtilityDecl
     return None
 
 
+def outcome_checks(program: Program, n: int, options: dict, state: StateVars, ended) -> list:
+    """The engine's outcome on `state` where `ended` (pc = -1): every player's score and
+    tiebreaks, the winners, the returns (`_score`, `_winners`, `_returns`), and the returns
+    against the `utility` declaration that applies to the game as loaded (`_check_utility`). A
+    rule error in any of them is a rule error of the game: their run-time checks, and the
+    utility's, as obligations guarded by `ended`."""
+    enc = Encoder(program, n, options, state)
+    with enc._guard(ended):
+        enc.winners()  # every score and tiebreak, and the `wins` condition
+        returns = [real(enc.returns(num(p))) for p in range(n)]
+    out = list(enc.obligations)
+    u = applicable_utility(program, n, options)
+    if u is None or u.kind == "general_sum":
+        return out
+    if u.kind == "identical":
+        holds = and_all(eq_leaf(returns[0], r) for r in returns[1:])
+    else:
+        holds = eq_leaf(real(total(returns)), real(num(0 if u.kind == "zero_sum" else u.total)))
+    sentence = f"the returns satisfy `utility {u.kind}{'' if u.total is None else f' {u.total}'}`"
+    return out + [Obligation(or_(not_(ended), holds), u.span, sentence, "error")]
+
+
 class FlowWalk(Exec):
     """Runs the flow from a decision point's continuation to the next decision point or the end.
 
@@ -615,30 +637,11 @@ class FlowWalk(Exec):
                     tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags), dict(self.check_cuts), final)
 
     def outcome_obligations(self, out: StateVars, options: dict) -> list:
-        """Where the flow ends, the engine computes the outcome on the final state: every
-        player's score and tiebreaks, the winners, the returns (`_score`, `_winners`,
-        `_returns`), and checks the returns against the `utility` declaration that applies to
-        the game as loaded (`_check_utility`). A rule error in any of them is a rule error of
-        the game: their run-time checks, and the utility's, are obligations guarded by pc = -1."""
+        """Where the flow ends, the engine computes the outcome on the final state (`outcome_checks`)."""
         ended = eq_leaf(self.fr.pc, num(-1))
         if is_false(ended):
             return []
-        enc = Encoder(self.p, self.n, options, out)
-        with enc._guard(ended):
-            enc.winners()  # every score and tiebreak, and the `wins` condition
-            returns = [real(enc.returns(num(p))) for p in range(self.n)]
-        return list(enc.obligations) + self._utility_obligation(ended, returns, options)
-
-    def _utility_obligation(self, ended, returns: list, options: dict) -> list:
-        u = applicable_utility(self.p, self.n, options)
-        if u is None or u.kind == "general_sum":
-            return []
-        if u.kind == "identical":
-            holds = and_all(eq_leaf(returns[0], r) for r in returns[1:])
-        else:
-            holds = eq_leaf(real(total(returns)), real(num(0 if u.kind == "zero_sum" else u.total)))
-        sentence = f"the returns satisfy `utility {u.kind}{'' if u.total is None else f' {u.total}'}`"
-        return [Obligation(or_(not_(ended), holds), u.span, sentence, "error")]
+        return outcome_checks(self.p, self.n, options, out, ended)
 
     def walks(self, st) -> bool:
         """Followed by the walk rather than executed: it holds a decision point, or is an `if`
