@@ -121,10 +121,8 @@ def _search(page, base: str, words: str) -> list[str]:
     page.goto(base + "index.html", wait_until="load")
     page.set_viewport_size({"width": 1400, "height": 900})  # the header's search box is shown
     page.click("input.md-search__input")
-    # the whole query in one input event: typed key by key, the results of a prefix ("I-") may
-    # show and then be replaced while they are read (most likely the empty list once seen under load)
-    page.fill("input.md-search__input", words)
-    page.wait_for_selector(".md-search-result__item a", timeout=15000)
+    page.keyboard.type(words)
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
     return page.eval_on_selector_all(".md-search-result__item a", "els => els.map(e => e.href)")
 
 
