@@ -87,7 +87,8 @@ def spec_info(program) -> dict:
         "title": program.title,
         "players": {"min": program.min_players, "max": program.max_players},
         "options": [option_info(program, d) for d in program.options.values()],
-        "invariants": [{"name": i.name, "sentence": i.sentence, "cites": list(i.cites), "where": _where(i)}
+        "invariants": [{"name": i.name, "sentence": i.sentence, "cites": list(i.cites), "where": _where(i),
+                        "at": [str(x) for x in i.at]}
                        for i in program.invariants],
         "properties": [{"name": n, "sentence": s} for n, s in BUILTIN_SENTENCES.items()],
         "expectations": [{"property": e.name, "status": e.status,
@@ -114,7 +115,8 @@ def format_info(d: dict) -> str:
     lines.append("")
     lines.append("properties `rulebook verify` checks:")
     for i in d["invariants"]:
-        lines.append(f"  {i['name']}: {i['sentence']}  (invariant, {i['where']})")
+        at = f", at {', '.join(i['at'])}" if i.get("at") else ""
+        lines.append(f"  {i['name']}: {i['sentence']}  (invariant{at}, {i['where']})")
     for p in d["properties"]:
         lines.append(f"  {p['name']}: {p['sentence']}  (built in)")
     if d["expectations"]:

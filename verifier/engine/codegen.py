@@ -1171,6 +1171,10 @@ class CodeGen(StaticGen, MoveGen):
             out(0, "")
             out(0, "")
             out(0, f"def _inv{i}(s):")
+            points = self.p.invariant_points.get(inv.name)
+            if points:  # claimed only where the game waits at these decision points
+                out(1, f"if s.pc not in {tuple(points)!r}:")
+                out(2, "return True")
             out(1, f"return {self.expr(inv.cond)}")
             names.append(f"({inv.name!r}, {inv.sentence!r}, _inv{i}, {self.where(inv)})")
         out(0, "")

@@ -149,8 +149,11 @@ class SlackGen(CodeGen):
         with self.reading():
             for i, inv in enumerate(self.p.invariants):
                 lines += ["", "", f"def _slack{i}(s):",
-                          "    s.memo = {}  # memoised definitions: valid for this evaluation only",
-                          f"    return {self.slack(inv.cond)}"]
+                          "    s.memo = {}  # memoised definitions: valid for this evaluation only"]
+                points = self.p.invariant_points.get(inv.name)
+                if points:  # elsewhere the claim says nothing, so nothing is near breaking it
+                    lines += [f"    if s.pc not in {tuple(points)!r}:", f"        return {UNBOUNDED}"]
+                lines += [f"    return {self.slack(inv.cond)}"]
         lines += ["", f"SLACKS = ({''.join(f'_slack{i}, ' for i in range(len(self.p.invariants)))})"]
         return "\n".join(lines) + "\n"
 

@@ -465,10 +465,19 @@ class Parser:
         start = self.keyword("invariant")
         name = self.name()
         sentence = self.plain_string(self.string_token())
+        at = []
+        if self.is_word("at"):
+            self.next()
+            while True:
+                tok = self.toks[self.i]
+                at.append(N.PointName(self.name(), self.token_span(tok)))
+                if not self.is_op(","):
+                    break
+                self.next()
         cites = self.cites()
         self.op(":")
         cond = self.expr()
-        return N.InvariantDecl(name, sentence, cond, cites, span=self.span_from(start))
+        return N.InvariantDecl(name, sentence, cond, cites, span=self.span_from(start), at=tuple(at))
 
     def decl_example(self):
         start = self.keyword("example")

@@ -214,8 +214,10 @@ class Lowerer:
     def lower_invariant_decl(self, t):
         name, sentence = t.children[:2]
         cond = t.children[-1]
+        found = self.kids(t, "at_points")
+        at = tuple(N.PointName(str(tok), self.span(tok)) for tok in found[0].children) if found else ()
         return N.InvariantDecl(str(name), self.plain_string(sentence), self.lower(cond), self.cites(t),
-                               span=self.span(t))
+                               span=self.span(t), at=at)
 
     def lower_example_decl(self, t):
         name, sentence = t.children[:2]

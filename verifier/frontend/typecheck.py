@@ -56,6 +56,9 @@ class DecisionInfo:
     node: object  # N.Choose | N.Simultaneous | N.Chance
     index: int
     moves: list = field(default_factory=list)
+    # the flow variables the flow may read where it waits here (bound earlier in the flow; a
+    # chance's own variable is not drawn yet): what an invariant `at` this point may read
+    visible: frozenset = frozenset()
 
 
 @dataclass
@@ -99,6 +102,8 @@ class Program:
     # the `utility` declarations in source order: the first whose `when` holds for the game as loaded
     # applies (none: general_sum)
     utilities: tuple = ()
+    # invariant name -> the decision points (indices) its `at` clause names; absent: every one
+    invariant_points: dict = field(default_factory=dict)
 
     def type_of(self, expr) -> Type:
         return self.types[id(expr)]
@@ -132,6 +137,8 @@ class TypeChecker(DocsChecks):
         self.type_names: dict[str, Type] = {}
         self.flow_locals: dict[str, Type] = {}
         self.flow_symbols: dict[str, Symbol] = {}  # visible only inside the flow
+        # while an invariant `at` decision points is checked: (name in its `at`, DecisionInfo)
+        self.invariant_at: list = []
         self.def_param_types: dict = {}
         self.local_names: dict = {}
         self.decisions: list[DecisionInfo] = []
@@ -384,9 +391,13 @@ class TypeChecker(DocsChecks):
             self.in_flow = False
         if outcome is not None:
             self.check_outcome(outcome)
+        invariant_points = {}
         for d in decls:
             if isinstance(d, N.InvariantDecl):
-                self.expect_bool(d.cond)
+                if d.at:
+                    invariant_points[d.name] = self.check_invariant_at(d)
+                else:
+                    self.expect_bool(d.cond)
             elif isinstance(d, N.ExampleDecl):
                 self.check_example(d)
         self.check_expects(spec.of_kind(N.ExpectDecl), spec.of_kind(N.InvariantDecl))
@@ -420,7 +431,38 @@ class TypeChecker(DocsChecks):
             type_names=dict(self.type_names), def_param_types=self.def_param_types,
             num_actions=num_actions, max_chance_outcomes=max_chance, local_names=self.local_names,
             expects=spec.of_kind(N.ExpectDecl), measures=flow_measures(flow), rules=rules, displays=displays,
-            utilities=utilities)
+            utilities=utilities, invariant_points=invariant_points)
+
+    def check_invariant_at(self, d: N.InvariantDecl) -> tuple:
+        """An invariant `at` named decision points: each name is a move offered at a decision point
+        or the variable a `chance` draws; the condition may read the flow variables the flow
+        itself may read at every one of them (bound before each, textually)."""
+        points, missing, named = [], False, {}
+        for name in d.at:
+            named[name] = [info for info in self.decisions
+                           if (isinstance(info.node, N.Chance) and info.node.var == name)
+                           or any(m.move.name == name for m in info.moves)]
+            found = [info.index for info in named[name]]
+            if not found:
+                known = sorted({m.move.name for m in self.moves}
+                               | {info.node.var for info in self.decisions if isinstance(info.node, N.Chance)})
+                self.err(getattr(name, "span", d.span), f"no decision point offers a move or draws a chance named {name!r}",
+                         "'at' names decision points by a move they offer or the variable a chance draws; "
+                         + self.suggest(name, known), code="unknown-name")
+                missing = True
+            points += [i for i in found if i not in points]
+        if missing:
+            return ()
+        visible = frozenset.intersection(*(self.decisions[i].visible for i in points))
+        self.scopes.append({name: self.flow_symbols[name] for name in visible})
+        self.invariant_at = [(name, self.decisions[i]) for name in d.at for i in points
+                             if self.decisions[i] in named[name]]
+        try:
+            self.expect_bool(d.cond)
+        finally:
+            self.scopes.pop()
+            self.invariant_at = []
+        return tuple(sorted(points))
 
     def check_utilities(self) -> tuple:
         """Each `utility`'s kind is one of UTILITIES, with a sum for constant_sum only; its `when`
@@ -957,7 +999,7 @@ class TypeChecker(DocsChecks):
         et = self.iter_type(st.source)
         if et is not None and not et.is_domain:
             self.err(st.source.span, f"chance picks from a collection of a finite domain, not of {et}")
-        info = DecisionInfo(st, len(self.decisions))
+        info = DecisionInfo(st, len(self.decisions), visible=frozenset(self.flow_symbols))
         self.decisions.append(info)
         self.bind_local(st.var, et, st)
         if st.weight is not None:
@@ -975,13 +1017,13 @@ class TypeChecker(DocsChecks):
         pt = self.infer(st.player, PlayerT())
         if pt is not None and not is_int_like(pt):
             self.err(st.player.span, f"'choose' names the player who decides; got {pt}")
-        info = DecisionInfo(st, len(self.decisions))
+        info = DecisionInfo(st, len(self.decisions), visible=frozenset(self.flow_symbols))
         self.decisions.append(info)
         self.check_moves(st.moves, info, None)
 
     def stmt_Simultaneous(self, st: N.Simultaneous) -> None:
         self.no_decision_in_move(st)
-        info = DecisionInfo(st, len(self.decisions))
+        info = DecisionInfo(st, len(self.decisions), visible=frozenset(self.flow_symbols))
         self.decisions.append(info)
         self.check_moves(st.moves, info, st.var)
 
@@ -1148,6 +1190,19 @@ class TypeChecker(DocsChecks):
             return SeqT(t, self.size_of(t))
         sym = self.lookup(e.name)
         if sym is None:
+            if e.name in self.flow_symbols and self.invariant_at:
+                unbound = [f"'{name}' (line {info.node.span.line})" for name, info in self.invariant_at
+                           if e.name not in info.visible]
+                self.err(e.span, f"flow variable {e.name!r} is not bound where the game waits at "
+                         + ", ".join(unbound),
+                         "an invariant `at` decision points reads the flow variables bound before every one of them",
+                         code="unknown-name")
+                return None
+            if e.name in self.flow_symbols and not self.in_flow:
+                self.err(e.span, f"{e.name!r} is a flow variable: it has a value only where the flow has bound it",
+                         "an invariant reads it at named decision points, bound before each: "
+                         "`invariant NAME \"...\" at MOVE_OR_CHANCE: ...`", code="unknown-name")
+                return None
             self.err(e.span, f"unknown name {e.name!r}", self.suggest(e.name, self.visible_names),
                      code="unknown-name")
             return None

@@ -57,23 +57,32 @@ class Node:
                         yield from (x for x in item if isinstance(x, Node))
 
 
-class Cite(str):
-    """A cited rule ID (`@I-D4` is `Cite("I-D4")`): it is its text — it compares, hashes, prints
-    and serialises as a plain string, so a citation's place never affects equality — and it
-    remembers where it was written (`span`), for the caret of "no rule declares this ID"."""
+class SpannedText(str):
+    """A word of the spec that is its text — it compares, hashes, prints and serialises as a
+    plain string, so where it was written never affects equality — and remembers where it was
+    written (`span`), for the caret of an error about it."""
 
     span: Span
 
-    def __new__(cls, text: str, span: Span = _NO_SPAN) -> "Cite":
+    def __new__(cls, text: str, span: Span = _NO_SPAN) -> "SpannedText":
         self = super().__new__(cls, text)
         self.span = span
         return self
 
     def __reduce__(self):
-        return (Cite, (str(self), self.span))
+        return (type(self), (str(self), self.span))
 
     def __repr__(self) -> str:
         return str.__repr__(self)
+
+
+class Cite(SpannedText):
+    """A cited rule ID (`@I-D4` is `Cite("I-D4")`)."""
+
+
+class PointName(SpannedText):
+    """A decision point named in an invariant's `at` clause: a move offered there, or the
+    variable a `chance` draws (`at take, g`)."""
 
 
 Cites = tuple[str, ...]  # of Cite (plain strings are accepted too: IR built by hand)
@@ -610,6 +619,9 @@ class InvariantDecl(Node):
     cond: "Expr"
     cites: Cites = ()
     span: Span = _span()
+    # `at take, g`: the condition is claimed only where the game waits at these decision points
+    # (of PointName); empty: at every decision point
+    at: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,8 @@ class Printer:
         return ["outcome {"] + [INDENT + self.dispatch(c) for c in clauses] + ["}"]
 
     def print_InvariantDecl(self, d: N.InvariantDecl) -> str:
-        return f"invariant {d.name} {quote(d.sentence)}{self.cites(d.cites)}: {self.expr(d.cond)}"
+        at = f" at {', '.join(d.at)}" if d.at else ""
+        return f"invariant {d.name} {quote(d.sentence)}{at}{self.cites(d.cites)}: {self.expr(d.cond)}"
 
     def print_ExpectDecl(self, d: N.ExpectDecl) -> str:
         when = f" when {self.expr(d.when)}" if d.when is not None else ""

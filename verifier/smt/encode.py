@@ -795,6 +795,7 @@ class Encoder:
         self.n = n
         self._ticks = 0
         self.env = env.env() if hasattr(env, "env") else dict(env)
+        self.pc = getattr(env, "pc", None)  # a state's control location (StateVars), for `at` claims
         self.scopes: list[dict] = [{}]
         self.path: list = []
         self.obligations: list[Obligation] = []
@@ -1464,7 +1465,22 @@ class Encoder:
                             o.returns.expr)
 
     def invariant(self, inv: N.InvariantDecl):
-        return self.expr(inv.cond)
+        points = self.p.invariant_points.get(inv.name)
+        if not points:
+            return self.expr(inv.cond)
+        if self.pc is None:
+            raise ValueError(f"invariant {inv.name!r} is claimed at decision points: its encoding needs a state's pc")
+        # claimed only where the game waits at these points; elsewhere its flow variables may be stale.
+        # The guard goes onto each conjunct, so a claim over all seats keeps its instances apart.
+        here = or_all(eq_leaf(self.pc, num(d)) for d in points)
+        parts, stack = [], [self.expr(inv.cond)]
+        while stack:
+            t = stack.pop()
+            if z3.is_and(t):
+                stack.extend(reversed(t.children()))
+            else:
+                parts.append(t)
+        return and_all(implies(here, t) for t in parts)
 
     # ------------------------------------------------------------ built-ins (builtins.py)
     def b_next_player(self, e, args, types):
