@@ -115,6 +115,19 @@ def test_without_its_guard_the_claim_is_not_proved(monkeypatch):
     assert proved_by_induction(program, "pace")[0] != "proved"
 
 
+def test_the_sliced_induction_proves_it_with_the_loops_around_its_points(monkeypatch):
+    """The older engine left out (it guesses the loops' facts among its frame facts): the sliced
+    induction proves the claim once the facts of the loop around `note` and `step` are asked
+    first; planted without them, it finds the unreachable state where `r` is not the loop's item
+    at its position, and does not prove it."""
+    program = relay()
+    monkeypatch.setattr(Prover, "invariants", lambda self, *a, **k: {})
+    assert proved_by_induction(program, "pace")[0] == "proved"
+    from verifier.smt.relation import Relation
+    monkeypatch.setattr(Relation, "loop_candidates", lambda self, points: [])
+    assert proved_by_induction(program, "pace")[0] != "proved"
+
+
 def test_verify_proves_it_and_shows_a_game_that_breaks_the_false_ones(tmp_path, capsys):
     from verifier.cli import main
     spec = tmp_path / "relay.rules"

@@ -272,8 +272,7 @@ class Relation:
                 stmts, j = frames[k - 1]
                 loop = stmts[j]
                 if isinstance(loop, N.For) and id(loop) in self._keys:
-                    out.append(Candidate(f"loop {loop.var}@{d}", f"the loop over {loop.var} (line {loop.span.line}) "
-                                         f"at decision point {d}", None, self._loop_fact(d, loop)))
+                    out.append(self._loop_candidate(d, loop))
                 if isinstance(loop, N.While) and loop.decreases is not None:
                     out.append(Candidate(f"measure {loop.span}@{d}", f"the measure of the loop at {loop.span} is its "
                                          f"value at the loop's head", None, self._measure_fact(d, loop)))
@@ -281,6 +280,25 @@ class Relation:
                     out.append(Candidate(f"path {cond.span}@{d}", f"the condition at {cond.span} holds at "
                                          f"decision point {d}", None, self._path_fact(d, cond)))
         return out
+
+    def loop_candidates(self, points) -> list[Candidate]:
+        """For each decision point in `points`, the facts of each `for` loop around it (the loop's
+        position within its items, its variable the item there, the items when static): what a
+        claim `at` those points needs to read the loop's variable across an iteration."""
+        out = []
+        paths = decision_paths(self.p)
+        for d in sorted(points):
+            frames = paths[d]
+            for k in range(1, len(frames)):
+                stmts, j = frames[k - 1]
+                loop = stmts[j]
+                if isinstance(loop, N.For) and id(loop) in self._keys:
+                    out.append(self._loop_candidate(d, loop))
+        return out
+
+    def _loop_candidate(self, d: int, loop) -> Candidate:
+        return Candidate(f"loop {loop.var}@{d}", f"the loop over {loop.var} (line {loop.span.line}) at decision "
+                         f"point {d}", None, self._loop_fact(d, loop))
 
     @staticmethod
     def _path_conditions(container, body) -> list:

@@ -97,6 +97,19 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
             paths = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, PATH_SHARE), say)
             paths.run([Claim("what held on the way in", None, guesses)], list(lemmas))
             lemmas += [f for f in paths.lemmas if f not in lemmas]
+        # a claim `at` decision points inside `for` loops reads the loop's variable: the next
+        # iteration's value is known only through where the loop is (its position, its items), so
+        # those facts of the loops around the named points are asked first, on their own
+        points = {d for inv in live for d in p.invariant_points.get(inv.name, ())}
+        loops = [c.at(rel.state, rel.snaps) for c in rel.loop_candidates(points)
+                 if is_true(z3.simplify(c.at(init.state, init.snapshots)))]
+        where_loops_are: list = []  # given to the claims' induction (the other lemmas are not: smaller queries)
+        if loops:
+            say("where the loops around the claimed decision points are")
+            around = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, PATH_SHARE), say)
+            around.run([Claim("the loops around the claimed decision points", None, loops)], [])
+            where_loops_are = [f for f in around.lemmas if f not in lemmas]
+            lemmas += where_loops_are
         claims = [Claim(inv.name, inv, instances_of(Encoder(p, n, options, rel.state).invariant(inv)))
                   for inv in live]
         # a claim the intervals settle needs no query
@@ -115,7 +128,7 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                                   _share(deadline, INDUCTION_SHARE) if spacer else deadline, say)
             # the claims with fewer instances first: they are cheaper, and what one does not use
             # of its share of the time goes to the next
-            results = induction.run(sorted(open_claims, key=lambda c: len(c.instances)), [])
+            results = induction.run(sorted(open_claims, key=lambda c: len(c.instances)), where_loops_are)
             lemmas += [f for f in induction.lemmas if f not in lemmas]
             for c in open_claims:
                 verdicts[c.name] = _induction_verdict(p, c, results[c.name], time.perf_counter() - t0)
