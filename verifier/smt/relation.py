@@ -267,16 +267,13 @@ class Relation:
         out = [Candidate("pc", "the flow is at a decision point or over", None, self._pc_fact)]
         paths = decision_paths(self.p)
         for d in range(len(self.p.decisions)):
-            frames = paths[d]
-            for k in range(1, len(frames)):
-                stmts, j = frames[k - 1]
-                loop = stmts[j]
+            for loop, body in self._around(paths[d]):
                 if isinstance(loop, N.For) and id(loop) in self._keys:
                     out.append(self._loop_candidate(d, loop))
                 if isinstance(loop, N.While) and loop.decreases is not None:
                     out.append(Candidate(f"measure {loop.span}@{d}", f"the measure of the loop at {loop.span} is its "
                                          f"value at the loop's head", None, self._measure_fact(d, loop)))
-                for cond in self._path_conditions(loop, frames[k][0]):
+                for cond in self._path_conditions(loop, body):
                     out.append(Candidate(f"path {cond.span}@{d}", f"the condition at {cond.span} holds at "
                                          f"decision point {d}", None, self._path_fact(d, cond)))
         return out
@@ -285,16 +282,15 @@ class Relation:
         """For each decision point in `points`, the facts of each `for` loop around it (the loop's
         position within its items, its variable the item there, the items when static): what a
         claim `at` those points needs to read the loop's variable across an iteration."""
-        out = []
         paths = decision_paths(self.p)
-        for d in sorted(points):
-            frames = paths[d]
-            for k in range(1, len(frames)):
-                stmts, j = frames[k - 1]
-                loop = stmts[j]
-                if isinstance(loop, N.For) and id(loop) in self._keys:
-                    out.append(self._loop_candidate(d, loop))
-        return out
+        return [self._loop_candidate(d, loop) for d in sorted(points) for loop, _ in self._around(paths[d])
+                if isinstance(loop, N.For) and id(loop) in self._keys]
+
+    @staticmethod
+    def _around(frames) -> list:
+        """The statements around a decision point, outermost first, each with the statements of
+        its part the point is in: [(statement, that part's statements)]."""
+        return [(frames[k - 1][0][frames[k - 1][1]], frames[k][0]) for k in range(1, len(frames))]
 
     def _loop_candidate(self, d: int, loop) -> Candidate:
         return Candidate(f"loop {loop.var}@{d}", f"the loop over {loop.var} (line {loop.span.line}) at decision "
