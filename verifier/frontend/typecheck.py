@@ -455,8 +455,7 @@ class TypeChecker(DocsChecks):
             return ()
         visible = frozenset.intersection(*(self.decisions[i].visible for i in points))
         self.scopes.append({name: self.flow_symbols[name] for name in visible})
-        self.invariant_at = [(name, self.decisions[i]) for name in d.at for i in points
-                             if self.decisions[i] in named[name]]
+        self.invariant_at = [(name, info) for name in d.at for info in named[name]]
         try:
             self.expect_bool(d.cond)
         finally:

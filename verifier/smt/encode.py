@@ -189,6 +189,18 @@ def or_(*xs):
     return or_all(xs)
 
 
+def flatten_and(term) -> list:
+    """The conjuncts of a z3 formula (nested `And`s flattened; `True` dropped)."""
+    out, stack = [], [term]
+    while stack:
+        t = stack.pop()
+        if z3.is_and(t):
+            stack.extend(reversed(t.children()))
+        elif not z3.is_true(t):
+            out.append(t)
+    return out
+
+
 def or_all(xs: Iterable) -> z3.BoolRef:
     keep = []
     for x in xs:
@@ -1473,14 +1485,7 @@ class Encoder:
         # claimed only where the game waits at these points; elsewhere its flow variables may be stale.
         # The guard goes onto each conjunct, so a claim over all seats keeps its instances apart.
         here = or_all(eq_leaf(self.pc, num(d)) for d in points)
-        parts, stack = [], [self.expr(inv.cond)]
-        while stack:
-            t = stack.pop()
-            if z3.is_and(t):
-                stack.extend(reversed(t.children()))
-            else:
-                parts.append(t)
-        return and_all(implies(here, t) for t in parts)
+        return and_all(implies(here, t) for t in flatten_and(self.expr(inv.cond)))
 
     # ------------------------------------------------------------ built-ins (builtins.py)
     def b_next_player(self, e, args, types):

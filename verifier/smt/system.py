@@ -20,7 +20,7 @@ import operator
 from dataclasses import dataclass, field
 
 from .dag import Dag
-from .encode import SeqVal, and_all, eq_leaf, is_num, lift, num, z3
+from .encode import SeqVal, and_all, eq_leaf, flatten_and, is_num, lift, num, z3
 from .relation import successor_cases
 from .relation import Alternative, Relation
 from .transition import initial
@@ -49,18 +49,6 @@ class Transition:
     cut_guards: list | None = None  # with it: each run's condition (`Step.cut_guards`)
     cut_flags: list | None = None  # and each cut's "the loop still runs" (`Step.cut_flags`)
     cut_runs: list | None = None  # and each one's index in `Step.cuts`
-
-
-def flatten_and(term) -> list:
-    """The conjuncts of a z3 formula (nested `And`s flattened; `True` dropped)."""
-    out, stack = [], [term]
-    while stack:
-        t = stack.pop()
-        if z3.is_and(t):
-            stack.extend(reversed(t.children()))
-        elif not z3.is_true(t):
-            out.append(t)
-    return out
 
 
 def conjuncts(dag: Dag, i: int) -> list[int]:
