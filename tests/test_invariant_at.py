@@ -62,6 +62,21 @@ def test_both_parsers_read_the_clause_and_the_printer_writes_it():
     assert again is not None and [d.at for d in again.invariants] == [d.at for d in program.invariants]
 
 
+def test_the_points_may_stand_before_or_after_the_citations():
+    """Both parsers read `at ... @R-X` and `@R-X at ...` alike."""
+    from verifier.frontend.lower import lower_tree
+    from verifier.frontend.parse import parse_text
+    for header in ('"pace" at note, step @R-X1:', '"pace" @R-X1 at note, step:'):
+        text = RELAY.replace('"before a note or a step, one step per round before this one" at note, step:', header)
+        assert header in text
+        fast = parse_fast(text, "relay.rules")
+        tree, diags = parse_text(text, "relay.rules")
+        slow, _ = lower_tree(tree, "relay.rules")
+        for spec in (fast, slow):
+            pace = next(d for d in spec.decls if getattr(d, "name", None) == "pace")
+            assert (list(pace.at), list(pace.cites)) == (["note", "step"], ["R-X1"])
+
+
 def test_the_engine_checks_the_claim_at_the_named_points_only():
     game = Game(engine_from_text(RELAY, "relay.rules"), 1, {})
     state = game.new_initial_state()

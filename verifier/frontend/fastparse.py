@@ -465,6 +465,16 @@ class Parser:
         start = self.keyword("invariant")
         name = self.name()
         sentence = self.plain_string(self.string_token())
+        at = self.at_points()
+        cites = self.cites()
+        if not at and cites:  # the points may stand before or after the citations
+            at = self.at_points()
+        self.op(":")
+        cond = self.expr()
+        return N.InvariantDecl(name, sentence, cond, cites, span=self.span_from(start), at=tuple(at))
+
+    def at_points(self) -> list:
+        """`at NAME, NAME...` of an invariant, if it is there."""
         at = []
         if self.is_word("at"):
             self.next()
@@ -474,10 +484,7 @@ class Parser:
                 if not self.is_op(","):
                     break
                 self.next()
-        cites = self.cites()
-        self.op(":")
-        cond = self.expr()
-        return N.InvariantDecl(name, sentence, cond, cites, span=self.span_from(start), at=tuple(at))
+        return at
 
     def decl_example(self):
         start = self.keyword("example")
