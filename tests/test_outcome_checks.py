@@ -77,3 +77,21 @@ def test_an_outcome_that_fits_only_where_the_moves_end_is_proved_move_by_move():
             .replace("small(n)", "small(n - before)").replace("decreases 3 - n", "decreases 4 - n"))
     wf = solver_only(text)
     assert wf.status == "proved" and "at every end at once" not in wf.reason, wf.reason
+
+
+def _ends_always_fine(self, assume):
+    return True  # planted: the question over every end answers "they all hold" without asking
+
+
+@pytest.mark.parametrize("plant", ["walk_ends_asking_nothing", "every_end_says_yes"])
+def test_with_either_half_planted_away_the_broken_score_is_proved(monkeypatch, plant):
+    """The two places the outcome's checks are asked, each planted away in turn: a move's own
+    final state (`FlowWalk.outcome_obligations`, the tree before the outcome was an obligation)
+    and the question over every end (`Prover._outcome_at_every_end`). Either plant brings back
+    the false proof the tests above rule out."""
+    from verifier.smt.prove import Prover
+    if plant == "walk_ends_asking_nothing":
+        monkeypatch.setattr(transition.FlowWalk, "outcome_obligations", lambda self, out, options: [])
+    else:
+        monkeypatch.setattr(Prover, "_outcome_at_every_end", _ends_always_fine)
+    assert solver_only(spec("score")).status == "proved"

@@ -282,6 +282,8 @@ class Relation:
         """For each decision point in `points`, the facts of each `for` loop around it (the loop's
         position within its items, its variable the item there, the items when static): what a
         claim `at` those points needs to read the loop's variable across an iteration."""
+        if not points:
+            return []
         paths = decision_paths(self.p)
         return [self._loop_candidate(d, loop) for d in sorted(points) for loop, _ in self._around(paths[d])
                 if isinstance(loop, N.For) and id(loop) in self._keys]
