@@ -739,3 +739,24 @@ def test_a_second_look_is_capped_per_query_not_per_claim():
     assert out["apart"].proved
     assert out["tallied"].proved, (out["tallied"].kind, out["tallied"].move, out["tallied"].detail)
     assert len(slow) * 0.25 > induction.AGAIN_S
+
+
+def test_a_query_asked_again_with_the_same_parts_is_answered_by_the_first(monkeypatch):
+    """At each loop position of a move (54 transitions of one move on a seed game) an instance
+    whose query does not read the position is the same query: an unsatisfiable answer is kept
+    by its parts, in any order. A satisfiable one is asked again (its model refutes)."""
+    program, prover, system, facts = setting()
+    induction = Induction(system, facts)
+    asked = []
+    real = Induction._solve_once
+    monkeypatch.setattr(Induction, "_solve_once",
+                        lambda self, parts, ms, simplify_first=False: asked.append(1) or real(self, parts, ms, simplify_first))
+    x = z3.Int("memo_x")
+    assert induction._solve([x > 3, x < 2], 1000)[0] == z3.unsat
+    assert induction._solve([x < 2, x > 3], 1000)[0] == z3.unsat
+    assert (len(asked), induction.repeated) == (1, 1)
+    for _ in range(2):  # (never kept: an answer other than unsat is asked again)
+        answer = induction._solve([x > 3, x < 9], 1000)
+        assert answer[0] != z3.unsat, answer
+    assert induction._solve([x > 3, x < 3], 1000)[0] == z3.unsat  # other parts: asked
+    assert len(asked) == 4

@@ -110,6 +110,8 @@ class Induction:
         self._var_bits: int | None = None
         self._cuts: dict = {}  # (id(transition), instance key) -> `_cut_states`
         self.queries = 0
+        self._unsat_queries: dict = {}  # the ids of a query's parts -> its parts, for `_solve`
+        self.repeated = 0  # queries answered by an earlier one with the same parts
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
         self.refuted_by_models = 0  # instances dropped by another instance's counterexample
@@ -853,6 +855,18 @@ class Induction:
         return r, info
 
     def _solve(self, parts: list, ms: int, simplify_first: bool = False):
+        # the same query comes again at another loop position of the same move (the instance and
+        # what it reads do not name the position): an unsatisfiable answer is kept by its parts
+        memo = frozenset(t.get_id() for t in parts)
+        if memo in self._unsat_queries:
+            self.repeated += 1
+            return z3.unsat, None
+        r, info = self._solve_once(parts, ms, simplify_first)
+        if r == z3.unsat:
+            self._unsat_queries[memo] = parts  # (the terms kept alive: their ids stay theirs)
+        return r, info
+
+    def _solve_once(self, parts: list, ms: int, simplify_first: bool = False):
         remaining = None if self.deadline is None else self.deadline - time.perf_counter()
         if remaining is not None:
             ms = max(1, min(ms, int(remaining * 1000)))
