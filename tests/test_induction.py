@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 from verifier.frontend import check_text
+from verifier.smt.dag import abstract_apart
 from verifier.smt.encode import Encoder, z3
 from verifier.smt.engines.induction import Claim, Induction, Outcome, instances_of
 from verifier.smt.engines.intervals import analyse
@@ -474,6 +475,21 @@ def test_what_the_instance_does_not_read_is_left_free_at_first():
     out = ind.run([claim(program, prover, "apart")])["apart"]
     assert out.proved, (out.kind, out.move, out.detail)
     assert ind.abstract_settled >= 1
+
+
+def test_a_part_left_free_is_the_same_constant_in_every_query():
+    """The same part left free twice (the same instance at another loop position of a move) is
+    the same constant, so the two abstracted queries are one formula and the second is answered
+    by the first (`Induction._solve`): a fresh constant per query made no two of them alike."""
+    program, prover, system = compiled(MATCHES, "matches.rules")
+    ind = Induction(system, None, timeout=10)
+    inst = claim(program, prover, "apart").instances[0]
+    mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
+    post = z3.substitute(inst, *mark.renaming)
+    dag = system.dag
+    dag.add(post)
+    first = abstract_apart(dag, post, dag.support(dag.add(inst)))
+    assert first is not None and abstract_apart(dag, post, dag.support(dag.add(inst))).eq(first)
 
 
 def test_a_free_part_proves_nothing_it_should_not():

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .encode import CTX, z3
 
-__all__ = ["Dag", "OPS", "abstract_apart", "free_constants"]
+__all__ = ["Dag", "OPS", "abstract_apart", "applications", "free_constants"]
 
 _CTX = CTX.ref()
 OPS = {
@@ -36,12 +36,13 @@ def _sort(a) -> int:
 _to_expr = z3.z3._to_expr_ref  # a raw AST back to a z3py term
 
 
-def free_constants(terms: list) -> list:
-    """The uninterpreted constants of some terms, each once (a DAG walk through the C API: z3py's
-    `children()` builds a Python object per argument, which made this walk a minute of a
-    verification run on the biggest spec)."""
+def applications(terms: list):
+    """Each application node (not a numeral, quantifier or bound variable) of some terms once,
+    as (raw AST, its id, its raw arguments): a DAG walk through the C API (z3py's `children()`
+    builds a Python object per argument, which made such a walk a minute of a verification run
+    on the biggest spec)."""
     get_id, kind_of, app = z3.Z3_get_ast_id, z3.Z3_get_ast_kind, z3.Z3_APP_AST
-    seen, out = set(), []
+    seen = set()
     stack = [t.as_ast() for t in terms if z3.is_expr(t)]
     while stack:
         a = stack.pop()
@@ -49,15 +50,17 @@ def free_constants(terms: list) -> list:
         if i in seen:
             continue
         seen.add(i)
-        if kind_of(_CTX, a) != app:  # numerals, quantifiers, bound variables: nothing free below
+        if kind_of(_CTX, a) != app:
             continue
-        n = z3.Z3_get_app_num_args(_CTX, a)
-        if n == 0:
-            if z3.Z3_get_decl_kind(_CTX, z3.Z3_get_app_decl(_CTX, a)) == z3.Z3_OP_UNINTERPRETED:
-                out.append(_to_expr(a, CTX))
-            continue
-        stack.extend(z3.Z3_get_app_arg(_CTX, a, k) for k in range(n))
-    return out
+        args = [z3.Z3_get_app_arg(_CTX, a, k) for k in range(z3.Z3_get_app_num_args(_CTX, a))]
+        yield a, i, args
+        stack.extend(args)
+
+
+def free_constants(terms: list) -> list:
+    """The uninterpreted constants of some terms, each once."""
+    return [_to_expr(a, CTX) for a, _, args in applications(terms)
+            if not args and z3.Z3_get_decl_kind(_CTX, z3.Z3_get_app_decl(_CTX, a)) == z3.Z3_OP_UNINTERPRETED]
 
 
 class Dag:
@@ -73,6 +76,7 @@ class Dag:
         self._support: dict[int, int] = {}
         self._bits: dict[int, int] = {}
         self._leaf_of_bit: list[int] = []
+        self.free: dict[int, object] = {}  # node id -> the constant `abstract_apart` puts for it
 
     def add(self, term) -> int:
         """Read `term` (a z3 expression) and everything below it; return its id."""
@@ -158,7 +162,8 @@ def abstract_apart(dag: Dag, term, keep: int):
     numeral) that reads no leaf of the bit set `keep` replaced by a fresh constant of its sort
     (the same subterm, the same constant: Z3's terms are hash-consed); None when there is none.
     Every value `term` takes, the result takes for some values of the constants, so a formula
-    valid with the constants free is valid as it was. `term` must have been `add`ed."""
+    valid with the constants free is valid as it was. `term` must have been `add`ed; the node
+    must stay alive (it is: `dag` keeps what it read), as its id keys its constant."""
     get_id, kind_of = z3.Z3_get_ast_id, z3.Z3_get_ast_kind
     pairs, seen = [], set()
     root = term.as_ast()
@@ -177,7 +182,12 @@ def abstract_apart(dag: Dag, term, keep: int):
         bits = dag.support(i)
         if bits and not bits & keep and _sort(a) in (_BOOL_SORT, _INT_SORT):
             x = _to_expr(a, CTX)
-            pairs.append((x, z3.FreshConst(x.sort(), "free")))
+            free = dag.free.get(i)
+            if free is None:
+                # the same constant for the same part in every query: a query asked again at
+                # another loop position of a move is then the same formula (`Induction._solve`)
+                free = dag.free[i] = z3.FreshConst(x.sort(), "free")
+            pairs.append((x, free))
             continue
         stack.extend(z3.Z3_get_app_arg(_CTX, a, k) for k in range(z3.Z3_get_app_num_args(_CTX, a)))
     if not pairs:
