@@ -63,3 +63,35 @@ def proved_table(args, runs, off: str, on: str, total: str, queries: bool = Fals
                   + f" {len(r[0]['proved']):3d}/{r[0][total]:<3d}  {', '.join(r[0]['missing']) or '-'}")
         ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
         print(f"{spec:10} {on} / {off}: {ratio:.2f}")
+
+
+def induction_run(program, players: int, budget: float, param=None) -> dict:
+    """The sliced induction on every invariant of `program`, in this process: the transition
+    system and the interval analysis (not timed), then `Induction.run` with a deadline of
+    `budget` seconds; its CPU seconds, queries and the claims proved. `param(rel, inv)`: a
+    claim's reading over a symbolic item (`Claim.param`), or None."""
+    import time
+
+    from verifier.engine.runtime import Engine, Game
+    from verifier.smt.encode import Encoder
+    from verifier.smt.engines import induction
+    from verifier.smt.engines.intervals import analyse
+    from verifier.smt.prove import Prover
+    from verifier.smt.system import System
+
+    game = Game(Engine(program), players, {})
+    prover = Prover(program, players, dict(game.option_values), 20, samples=[])
+    rel = prover.rel
+    system = System(rel)
+    for d in system.decisions:
+        system.transitions(d)
+    facts = analyse(system, None)
+    claims = sorted((induction.Claim(i.name, i, induction.instances_of(
+        Encoder(program, players, rel.options, rel.state).invariant(i)), param(rel, i) if param else None)
+        for i in program.invariants), key=lambda c: len(c.instances))
+    t0 = time.process_time()
+    ind = induction.Induction(system, facts, prover.timeout_ms / 1000, time.perf_counter() + budget)
+    out = ind.run(claims, [])
+    return {"seconds": time.process_time() - t0, "queries": ind.queries,
+            "proved": sorted(c.name for c in claims if out[c.name].proved),
+            "missing": sorted(c.name for c in claims if not out[c.name].proved), "claims": len(claims)}

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import main_or_child, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_run, main_or_child, proved_table  # noqa: E402
 
 # the induction's deadline in seconds: `--budget=S` (the children read it from the environment)
 BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
@@ -44,12 +43,7 @@ UNDO = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--undo=")), o
 def one(spec: str, players: int, on: bool) -> dict:
     """The sliced induction on every invariant of the spec, in this process (the child's side)."""
     import verifier.smt.engines.induction as induction
-    from verifier.engine.runtime import Engine, Game
     from verifier.frontend import load_program
-    from verifier.smt.encode import Encoder
-    from verifier.smt.engines.intervals import analyse
-    from verifier.smt.prove import Prover
-    from verifier.smt.system import System
 
     if not on and UNDO == "cuts":
         induction.CUTS = False
@@ -66,22 +60,7 @@ def one(spec: str, players: int, on: bool) -> dict:
             return list(tr.pre_terms), list(keys), [o.cond for o in tr.alt.pre + tr.alt.step.obligations], bits
         induction.Induction._cone = everything
     program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
-    game = Game(Engine(program), players, {})
-    prover = Prover(program, players, dict(game.option_values), 20, samples=[])
-    rel = prover.rel
-    system = System(rel)
-    for d in system.decisions:
-        system.transitions(d)
-    facts = analyse(system, None)
-    claims = sorted((induction.Claim(i.name, i, induction.instances_of(
-        Encoder(program, players, rel.options, rel.state).invariant(i))) for i in program.invariants),
-        key=lambda c: len(c.instances))
-    t0 = time.process_time()
-    ind = induction.Induction(system, facts, prover.timeout_ms / 1000, time.perf_counter() + BUDGET)
-    out = ind.run(claims, [])
-    return {"seconds": time.process_time() - t0, "queries": ind.queries,
-            "proved": sorted(c.name for c in claims if out[c.name].proved),
-            "missing": sorted(c.name for c in claims if not out[c.name].proved), "claims": len(claims)}
+    return induction_run(program, players, BUDGET)
 
 
 def main() -> None:

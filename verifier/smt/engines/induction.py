@@ -17,6 +17,10 @@ checks). A model of the whole query is a counterexample to induction (the state 
 be unreachable: the instance is dropped, not refuted). An unsatisfiable answer is kept with the
 instances it assumed, and re-used while they all stay live.
 
+A claim over many items (a leading `all` over the 45 cards) is asked first as a few formulas
+over a symbolic item (`smt/parametric.py`, `_over_an_item`): one query per move instead of one
+per item, assuming the formulas at the items the move names (`_with_named`).
+
 The interval facts rest on the run-time checks holding (see `intervals.py`), and so does every
 proof here: it says so (`rests_on`).
 """
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 from ..dag import abstract_apart
 from ..encode import CTX, and_all, lift, not_, num, with_values, z3
 from ..relation import successor_paths
+from ..parametric import Parametric, named_items
 from ..system import System, flatten_and
 from .intervals import BIG, Intervals
 
@@ -45,6 +50,9 @@ MAX_PATHS = 64
 # the second pass asks each claim not proved on its own first (`run`); False: all together, as
 # before (kept for `benchmarks/sliced_claims.py`)
 RETRY_ALONE = True
+# of a claim's share of the time, at most this part for its one query per move over a symbolic
+# item (`Claim.param`) before its instances are asked one by one
+PARAM_SHARE = 0.5
 # a claim the solver gave up on in its first pass gets a second look whose queries get at most
 # this long each (seconds), and which stops at the first one the solver gives up on: one that a
 # later claim's statement settles takes a fraction of a second then (on a seed game, 0.1 s after
@@ -70,12 +78,16 @@ class Claim:
     name: str
     node: object  # the InvariantDecl, or None for an auxiliary fact
     instances: list  # z3 formulas over the free state (the relation's step 0)
+    # the claim over a symbolic item of its leading `all`s (`smt/parametric.py`), tried first
+    param: Parametric | None = None
 
 
 @dataclass
 class Outcome:
     proved: bool
-    kind: str = ""  # when not proved: "sat" (a counterexample to induction), "unknown", "time"
+    # when not proved: "sat" (a counterexample to induction), "unknown", "time"; when proved:
+    # "item" (over a symbolic item, `Claim.param`), "spacer", or "" (instance by instance)
+    kind: str = ""
     decision: int | None = None
     move: str = ""
     detail: str = ""
@@ -117,6 +129,12 @@ class Induction:
         self.refuted_by_models = 0  # instances dropped by another instance's counterexample
         self.slow: list = []  # (seconds, what) of solver calls over a second, for the log
         self.lemmas: list = []  # after `run`: the lemmas given and every instance left (inductive)
+        self._params: dict = {}  # formula id -> its Parametric (a claim over a symbolic item)
+        self._expansions: set = set()  # ids of the instances of claims proved over a symbolic item
+        self._named: dict = {}  # (id(transition), domain) -> the items the move names
+        self._positions: frozenset | None = None  # ids of the loops' position leaves (no items)
+        self._instantiated: dict = {}  # (id(transition), formula id) -> its instantiations there
+        self.param_proved: list = []  # names of the claims proved over a symbolic item
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -199,7 +217,9 @@ class Induction:
         proved; those still broken together (claims that rest on each other). Last, with the
         time left, those the solver gave up on, each on its own with everything proved by then
         (what a later claim states can keep a query small; together they would only be
-        harder)."""
+        harder). A claim over many items (`Claim.param`) is first asked over a symbolic item,
+        on its own; those not proved so, together; and only then instance by instance, after
+        the other claims' first pass (`_over_an_item`)."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
@@ -207,20 +227,58 @@ class Induction:
         seen = {f.get_id() for f in known}
         final = self.deadline
         assumed: dict[str, set] = {}  # claim -> ids of what its first pass assumed
-        for i, c in enumerate(claims):
-            assumed[c.name] = set(seen)
+
+        def record(c: Claim, outcome: Outcome, alive: list) -> None:
+            nonlocal known, seen
+            results[c.name] = outcome
+            proved[c.name] = alive
+            known += [f for f in alive if f.get_id() not in seen]
+            seen |= {f.get_id() for f in alive}
+
+        def share(to_go: int) -> None:
             # each claim its fair share of the time left (one share kept for the second pass): a
             # claim the solver struggles with must not starve the others
             if final is not None:
-                self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(claims) - i + 1)
+                self.deadline = time.perf_counter() + (final - time.perf_counter()) / (to_go + 1)
+
+        def alone(c: Claim, to_go: int) -> None:
+            assumed[c.name] = set(seen)
+            share(to_go)
             try:
                 out, alive = self._houdini([c], known, give_up_at_sat=len(claims) > 1)
             finally:
                 self.deadline = final
-            results[c.name] = out[c.name]
-            proved[c.name] = alive
-            known += [f for f in alive if f.get_id() not in seen]
-            seen |= {f.get_id() for f in alive}
+            record(c, out[c.name], alive)
+
+        # the claims over many items that one query per move over a symbolic item did not prove
+        # on their own: asked so together (they may rest on each other), then instance by instance
+        pending: list[Claim] = []
+        for i, c in enumerate(claims):
+            if c.param is None:
+                alone(c, len(claims) - i + len(pending))
+                continue
+            assumed[c.name] = set(seen)
+            share(len(claims) - i + len(pending))
+            try:
+                alive = self._over_an_item([c], known).get(c.name)
+            finally:
+                self.deadline = final
+            if alive is not None:
+                record(c, Outcome(True, "item"), alive)
+            else:
+                pending.append(c)
+        if len(pending) > 1:
+            share(len(pending))
+            try:
+                together = self._over_an_item(pending, known)
+            finally:
+                self.deadline = final
+            for c in pending:
+                if c.name in together:
+                    record(c, Outcome(True, "item"), together[c.name])
+        rest = [c for c in pending if c.name not in results]
+        for k, c in enumerate(rest):
+            alone(c, len(rest) - k)
         broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
         gave_up = [c for c in claims if not results[c.name].proved and results[c.name].kind != "sat"]
         left: list = []
@@ -243,8 +301,75 @@ class Induction:
                 # into the move's whole cone (its checks on a board it rewrites)
                 self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S)
         # what the second pass left is inductive too (with what the first pass left)
-        self.lemmas = lemmas + [f for alive in proved.values() for f in alive] + left
+        # (not the formulas over a symbolic item: their instances say it, over the state alone)
+        self.lemmas = [f for f in lemmas + [f for alive in proved.values() for f in alive] + left
+                       if f.get_id() not in self._params]
         return results
+
+    def _over_an_item(self, claims: list[Claim], known: list) -> dict[str, list]:
+        """The claims' formulas over a symbolic item (`Claim.param`), in Houdini together with
+        `known`, within a part of the time left (`self.deadline`): for each claim every move keeps,
+        its formulas (for the later claims over an item) and its instances. A first try: at the
+        first query the solver gives up on (and, for one claim, at the first counterexample)
+        it stops, and the instances one by one take the rest of the time. The instances of
+        claims proved so are not assumed (the formulas say what they say, and each would be in
+        the slice of every query that reads the collection)."""
+        for c in claims:
+            for f in c.param.formulas:
+                self._params[f.get_id()] = c.param
+        share = self.deadline
+        if share is not None:
+            now = time.perf_counter()
+            self.deadline = now + PARAM_SHARE * (share - now)
+        try:
+            out, _ = self._houdini([Claim(c.name, c.node, list(c.param.formulas)) for c in claims],
+                                   [f for f in known if f.get_id() not in self._expansions],
+                                   give_up_at_sat=len(claims) == 1, give_up_at_unknown=True)
+        finally:
+            self.deadline = share
+        done = {}
+        for c in claims:
+            if out[c.name].proved:
+                self.param_proved.append(c.name)
+                self._expansions |= {f.get_id() for f in c.instances}
+                done[c.name] = list(c.param.formulas) + list(c.instances)
+        return done
+
+    def _with_named(self, tr, live: dict, given: dict, support: dict, dropped: dict) -> dict:
+        """`given` with every live claim over a symbolic item (`_params`) at the items this move
+        names (`Parametric.instantiations`): what its queries assume of those items."""
+        if not self._params:
+            return given
+        dag = self.sys.dag
+        extra = {}
+        for k, f in [*live.items(), *given.items()]:
+            if k in dropped:
+                continue
+            par = self._params.get(k)
+            if par is None:
+                continue
+            key = (id(tr), k)
+            hyps = self._instantiated.get(key)
+            if hyps is None:
+                named = {dom: self._named_items(tr, dom) for dom in par.domains}
+                hyps = self._instantiated[key] = par.instantiations(f, named)
+            for h in hyps:
+                hk = dag.add(h)
+                if hk not in live and hk not in given:
+                    extra[hk] = h
+                    if hk not in support:
+                        support[hk] = dag.support(hk)
+        return {**given, **extra} if extra else given
+
+    def _named_items(self, tr, domain: tuple) -> list:
+        key = (id(tr), domain)
+        if key not in self._named:
+            if self._positions is None:
+                self._positions = frozenset(snap[1].get_id() for snap in self.sys.rel.snaps.values()
+                                            if isinstance(snap, tuple))
+            self._named[key] = named_items(list(tr.pre_terms) + [post for _, post in tr.renaming], domain,
+                                           self._positions)
+        return self._named[key]
 
     def _again(self, claims: list[Claim], lemmas: list, results: dict, proved: dict, assumed: dict,
                final: float | None, reserve: int, cap: float | None = None) -> list[Claim]:
@@ -314,8 +439,9 @@ class Induction:
             for d in self.reachable():
                 self.progress(f"induction at decision point {d}")
                 for tr in self.transitions(d):
+                    assumed = self._with_named(tr, live, given, support, dropped)
                     for v in self._cases(tr):
-                        settled, refuted = self._batch(d, tr, v, live, given, support, dropped, give_up_at_sat)
+                        settled, refuted = self._batch(d, tr, v, live, assumed, support, dropped, give_up_at_sat)
                         for key, out in refuted:
                             dropped[key] = out
                             failed.setdefault(owner[key], out)
@@ -324,7 +450,7 @@ class Induction:
                         for key, f in list(live.items()):
                             if key in dropped or key in settled:
                                 continue
-                            out = self._check(d, tr, v, key, f, live, given, support, dropped)
+                            out = self._check(d, tr, v, key, f, live, assumed, support, dropped)
                             if out is not None:
                                 dropped[key] = out
                                 failed.setdefault(owner[key], out)

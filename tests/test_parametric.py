@@ -1,0 +1,93 @@
+"""A claim over every item of a collection, asked as one formula over a symbolic item
+(`verifier/smt/parametric.py`, `Induction._over_an_item`).
+
+Shown on `tests/fixtures/cards_apart.rules`, where players draw cards from a deck into their
+hands, play them onto a table and clear it onto a pile: "a card in the deck is nowhere else",
+"a card in a hand is nowhere else" and "a card on the table is not on the pile" are proved
+with one query per move over a symbolic card, the last two together (each rests on the other);
+with the play that forgets to take the card out of the hand (a planted rule edit), neither of
+those two is proved, and the instances one by one do not prove them either.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from verifier.frontend import check_text
+from verifier.smt.encode import CTX, Encoder, num, z3
+from verifier.smt.engines.induction import Claim, Induction, instances_of
+from verifier.smt.engines.intervals import analyse
+from verifier.smt.parametric import named_items, parametric
+from verifier.smt.prove import Prover
+from verifier.smt.system import System
+
+CARDS = Path(__file__).parent / "fixtures" / "cards_apart.rules"
+DEAL = CARDS.read_text(encoding="utf-8")
+# the play puts the card on the table and forgets to take it out of the hand
+KEPT = DEAL.replace("        hand[turn] -= {c}\n", "")
+assert KEPT != DEAL
+
+
+def compiled(text: str):
+    program, diags = check_text(text, str(CARDS))
+    assert program is not None, [d.message for d in diags]
+    prover = Prover(program, 2, {}, 10)
+    system = System(prover.rel)
+    return program, prover, system
+
+
+def claims(program, prover, over_an_item: bool = True) -> list[Claim]:
+    out = []
+    for inv in program.invariants:
+        enc = Encoder(program, prover.n, {}, prover.rel.state)
+        par = parametric(Encoder(program, prover.n, {}, prover.rel.state), inv) if over_an_item else None
+        out.append(Claim(inv.name, inv, instances_of(enc.invariant(inv)), par))
+    return out
+
+
+def test_the_formula_over_a_symbolic_item_says_what_the_instances_say():
+    program, prover, _ = compiled(DEAL)
+    for c in claims(program, prover):
+        values = [[num(v) for v in dom] for dom in c.param.domains]
+        every = z3.And(*[c.param.at(f, items) for f in c.param.formulas for items in itertools.product(*values)])
+        solver = z3.Solver(ctx=CTX)
+        solver.add(every != z3.And(*c.instances))
+        assert solver.check() == z3.unsat, c.name
+    # the card is a constant; the hand's owner, over two players, is expanded: one formula each
+    hand = next(c for c in claims(program, prover) if c.name == "hand_apart")
+    assert [len(d) for d in hand.param.domains] == [45] and len(hand.param.formulas) == 2
+
+
+def test_the_items_a_move_names_are_found_in_its_terms():
+    program, prover, system = compiled(DEAL)
+    draw = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("draw"))
+    terms = list(draw.pre_terms) + [post for _, post in draw.renaming]
+    positions = frozenset(snap[1].get_id() for snap in prover.rel.snaps.values() if isinstance(snap, tuple))
+    assert len(named_items(terms, tuple(range(45)))) == 2  # and the loop's position (30 of the values)
+    named = named_items(terms, tuple(range(45)), positions)
+    assert len(named) == 1 and str(named[0]).startswith("draw"), named  # the move's parameter c
+
+
+def test_claims_over_every_card_are_proved_with_one_query_per_move():
+    program, prover, system = compiled(DEAL)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    tries = []
+    alone_or_together = ind._over_an_item
+    ind._over_an_item = lambda cs, known: tries.append([c.name for c in cs]) or alone_or_together(cs, known)
+    out = ind.run(claims(program, prover))
+    assert out["deck_apart"].proved and out["hand_apart"].proved and out["table_apart"].proved
+    assert ind.param_proved == ["deck_apart", "hand_apart", "table_apart"]
+    # each rests on the other: neither alone, both together
+    assert tries == [["deck_apart"], ["hand_apart"], ["table_apart"], ["hand_apart", "table_apart"]]
+    # the lemmas the proof leaves are the instances, over the state alone
+    assert all(not any(str(x).startswith("item") for x in z3.z3util.get_vars(f)) for f in ind.lemmas)
+
+
+def test_a_card_left_in_the_hand_is_not_proved_either_way():
+    program, prover, system = compiled(KEPT)
+    for over_an_item in (True, False):
+        ind = Induction(system, analyse(system, None), timeout=10)
+        out = ind.run(claims(program, prover, over_an_item))
+        assert out["deck_apart"].proved
+        assert not out["hand_apart"].proved and not out["table_apart"].proved
+        assert "hand_apart" not in ind.param_proved and "table_apart" not in ind.param_proved
