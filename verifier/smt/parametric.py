@@ -11,8 +11,8 @@ whatever their values; so if those assumptions and the move leave P(x) true for 
 move keeps the claim at every item. It never needs the claim's body to be the same at every
 item; where it is not, the query is only harder, not wrong. What it gives up is strength: a
 move whose effect on an item needs the claim at an item it does not name (an item found by a
-search over all of them, `argmin`, is named by its term) is not shown so, and the claim is
-then asked item by item as before (`engines/induction.py`).
+search over all of them, `argmin`, is a term too big to be taken as named: `ITEM_NODES`) is not
+shown so, and the claim is then asked item by item as before (`engines/induction.py`).
 
 This module owns the reading of an invariant's leading `all`s as fresh constants, the
 instantiation of such a formula at other items, and the items a move names.
@@ -23,10 +23,8 @@ import itertools
 from dataclasses import dataclass
 
 from ..ir import nodes as N
-from .dag import applications
+from .dag import _to_expr, applications
 from .encode import CTX, Encoder, eq_leaf, implies, is_false, is_num, num, or_all, z3
-
-_to_expr = z3.z3._to_expr_ref  # a raw AST back to a z3py term
 
 __all__ = ["Parametric", "parametric", "named_items", "SYMBOLIC_OVER"]
 

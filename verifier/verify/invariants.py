@@ -51,9 +51,9 @@ OLDER_SHARE = 0.75  # of the time left after the induction, for the older engine
 SPACER_SHARE = 0.6  # of the time left after `well_formed`'s proof, for Spacer on its open checks
 # True: a claim over many items is first asked over a symbolic item (`smt/parametric.py`). Off:
 # measured (twentieth stop, `notes/issue11.md`) it proved nothing the instances one by one did
-# not, and took longer (on a seed game, "a card in the deck is nowhere else" 97–133 s against 34 s; "a
-# card in a hand is nowhere else" out of reach either way, its query at the reveal given up on);
-# `benchmarks/over_an_item.py` compares the two
+# not, and took longer (on a seed game, "a card in the deck is nowhere else" 97–147 s against
+# 34 s; "a card in a hand is nowhere else" out of reach either way, its query at the reveal
+# given up on); `benchmarks/over_an_item.py` compares the two
 OVER_AN_ITEM = False
 PATH_SHARE = 0.15  # of the time left after the intervals, at most, for the facts of the flow's structure
 

@@ -17,9 +17,10 @@ checks). A model of the whole query is a counterexample to induction (the state 
 be unreachable: the instance is dropped, not refuted). An unsatisfiable answer is kept with the
 instances it assumed, and re-used while they all stay live.
 
-A claim over many items (a leading `all` over the 45 cards) is asked first as a few formulas
-over a symbolic item (`smt/parametric.py`, `_over_an_item`): one query per move instead of one
-per item, assuming the formulas at the items the move names (`_with_named`).
+A claim over many items (a leading `all` over 45 cards) that comes with its reading over a
+symbolic item (`Claim.param`, `smt/parametric.py`; `verify` gives none today, see
+`invariants.OVER_AN_ITEM`) is asked first as those few formulas (`_over_an_item`): one query per
+move instead of one per item, assuming the formulas at the items the move names (`_with_named`).
 
 The interval facts rest on the run-time checks holding (see `intervals.py`), and so does every
 proof here: it says so (`rests_on`).
