@@ -270,6 +270,31 @@ def test_the_exhaustive_search_knows_when_it_has_seen_every_state():
         assert search.exhaustive(EXHAUSTIVE_STATES, time.monotonic() + 60) is complete
 
 
+# three dials and 24 turns: 10,515 decisions, past the cap the search once had (10,000 states)
+DIALS = LOCK.replace("var d: 0..9 = 0\n", "").replace("1..40", "1..24") \
+    .replace(" elif w == 3 and d < 9 { d += 1 }", "").replace(" elif w == 3 and d > 0 { d -= 1 }", "") \
+    .replace("w: 0..3", "w: 0..2").replace("and d == 4", "").replace("a + b + c + d <= 36", "a + b + c <= 27") \
+    .replace("score p: 0", "score p: a + b + c")
+
+
+def test_a_game_of_some_ten_thousand_states_is_enumerated_and_its_score_bounds_read_off_it():
+    import time
+    g = inline(DIALS)
+    search = Falsifier(g, g.engine.program, [NO_DEADLOCK], seed=1, deadline=time.monotonic() + 120)
+    assert search.exhaustive(EXHAUSTIVE_STATES, time.monotonic() + 120)
+    assert len(search.graph) > 10_000
+    # 24 turns up reach a + b + c = 24 at most (the type allows 27): the ends' extremes
+    assert {k: v[0] for k, v in search.extremes.items()} == {(0, "low"): 0, (0, "high"): 24}
+    end = explore.replay_history(g, search.extremes[(0, "high")][1])
+    assert end.is_terminal() and end.scores() == [24]
+    # verify reports them as the bounds, each with its game: nothing is left to the solver
+    program, _ = check_text(DIALS, "dials.rules")
+    report = verify(program, {}, budget=Budget(games=10, proof=120, falsify=60))
+    (b,) = report.score_bounds
+    assert b["proved"] == [0, 24] and b["witness"] == [0, 24] and b["gap"] == 0 and b["by"] == "exhaustive"
+    assert {r.name: (r.status, r.method) for r in report.results}["no_deadlock"] == ("proved", "exhaustive")
+
+
 def test_a_rule_error_before_the_first_state_is_reported_not_a_crash():
     # planted (a mutant `rulebook mutate` made): the flow leaves a range before the first decision
     g = inline(LADDER.replace("flow {", "var zero: 0..3 = 3\nflow {\n  zero = 5 - zero - zero", 1))

@@ -463,17 +463,7 @@ def test_mutation_seq_remove_last_is_caught(monkeypatch):
     assert bad
 
 
-def test_encoding_stops_at_its_deadline():
-    """A move can unfold into an enormous term (a game-tree search written as nested definitions:
-    tiny_bridge_2p's returns ran for minutes past a 10 s budget). The encoders look at the clock
-    while `encoding_deadline` is open, and the relation opens it while it builds a move."""
-    import time
-
-    from verifier.frontend import check_text
-    from verifier.smt.encode import Encoder, OutOfTime, encoding_deadline
-    from verifier.smt.relation import Relation
-
-    text = '''
+DEEP = '''
 game deep "Deep"
 players 2
 type Idx = 0..63
@@ -485,6 +475,19 @@ flow {
 }
 outcome { score p: heavy() }
 '''
+
+
+def test_encoding_stops_at_its_deadline():
+    """A move can unfold into an enormous term (a game-tree search written as nested definitions:
+    tiny_bridge_2p's returns ran for minutes past a 10 s budget). The encoders look at the clock
+    while `encoding_deadline` is open, and the relation opens it while it builds a move."""
+    import time
+
+    from verifier.frontend import check_text
+    from verifier.smt.encode import Encoder, OutOfTime, encoding_deadline
+    from verifier.smt.relation import Relation
+
+    text = DEEP
     program, diags = check_text(text, "deep.rules")
     assert program is not None, [d.message for d in diags]
     heavy = program.defs["heavy"].body
@@ -497,3 +500,28 @@ outcome { score p: heavy() }
     rel.deadline = time.perf_counter() - 1  # already past: the move is not built
     with pytest.raises(OutOfTime):
         rel.alternatives(0)
+
+
+def test_replaying_a_bodys_obligations_and_the_outcome_stop_at_the_deadline():
+    """Encoding is not the only work: a game-tree search nested four deep replayed its leaves'
+    obligations under every path for an hour (16 GB) without encoding one expression, and the
+    outcome's checks were encoded with no deadline at all. Both look at the clock now."""
+    import time
+
+    from verifier.frontend import check_text
+    from verifier.smt.encode import Encoder, Obligation, OutOfTime, encoding_deadline, z3
+    from verifier.smt.prove import Prover
+
+    program, diags = check_text(DEEP, "deep.rules")
+    assert program is not None, [d.message for d in diags]
+    enc = Encoder(program, 2, {}, StateVars(program, 2, {}, 0))
+    span = program.defs["heavy"].body.span
+    obligations = [Obligation(z3.Int(f"x{i}") > 0, span, "a check", "error") for i in range(600)]
+    enc.path.append(z3.Bool("on_this_path"))
+    with encoding_deadline(time.perf_counter() - 1, "out of time replaying"):
+        with pytest.raises(OutOfTime, match="out of time replaying"):
+            enc._replay(obligations)
+    prover = Prover(program, 2, {}, 10_000, budget=0.01)
+    time.sleep(0.05)
+    verdict = prover.obligations()
+    assert verdict.status == "unknown" and "encoding the outcome's checks" in verdict.reason

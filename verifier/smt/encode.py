@@ -891,6 +891,9 @@ class Encoder:
             return
         facts, unless = self._facts(guard), not_(guard)
         for o in obligations:
+            # replaying is work too: a game-tree search nested four deep replayed its leaves'
+            # obligations under every path for an hour (16 GB) without encoding an expression
+            self._tick()
             if not self._granted(o.cond, facts):
                 self._add(Obligation(or_(unless, o.cond), o.span, o.sentence, o.kind))
 
@@ -938,6 +941,7 @@ class Encoder:
         known = seen.get(k)
         if known is not None:
             return known
+        self._tick()
         kind, parts, _ = self._shape(a)
         if kind == "atom":
             r = parts in facts
@@ -1024,10 +1028,14 @@ class Encoder:
     def T(self, e) -> Type:
         return self.p.type_of(e)
 
-    def expr(self, e):
+    def _tick(self) -> None:
+        """Count a unit of encoding work; every `_TICKS`, past the deadline, raise OutOfTime."""
         self._ticks += 1
         if self._ticks % _TICKS == 0 and _DEADLINE[0] is not None and time.perf_counter() > _DEADLINE[0][0]:
             raise OutOfTime(_DEADLINE[0][1])
+
+    def expr(self, e):
+        self._tick()
         if isinstance(self.p.types.get(id(e)), StrT):
             raise NotEncoded(f"{e.span}: text is display only; it has no Z3 value")
         method = getattr(self, "e_" + type(e).__name__, None)

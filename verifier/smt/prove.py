@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
-from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
+from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, encoding_deadline, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation, SuccessorPath, at_pc, successor_paths
 from .transition import initial, legal, fresh_params, outcome_checks
 from .dag import Dag
@@ -909,9 +909,13 @@ class Prover:
         s = self.rel.state
         ended = eq_leaf(s.pc, num(-1))
         try:
-            checks = [o.cond for o in outcome_checks(self.p, self.n, self.options, s, ended)]
+            # the outcome can unfold past any budget (a game-tree search written as definitions)
+            with encoding_deadline(self.deadline, "out of time while encoding the outcome"):
+                checks = [o.cond for o in outcome_checks(self.p, self.n, self.options, s, ended)]
         except NotEncoded:
             return False
+        except OutOfTime:
+            raise OutOfBudget(f"{self._spent()} (encoding the outcome's checks)") from None
         checks = [c for c in checks if not is_true(c)]
         if not checks:
             return True

@@ -99,6 +99,7 @@ def format_report(report: Report, traces: bool = True,
             lo, hi = b["proved"]
             wl, wh = b["witness"]
             gap = f", gap {b['gap']}" if b["gap"] is not None else ""
+            gap += " (every end enumerated)" if b.get("by") == "exhaustive" else ""
             lines.append(f"    {b['players']} players, P{b['player'] + 1}: [{_num(lo)}, {_num(hi)}] | "
                          f"seen [{_num(wl)}, {_num(wh)}]{gap}")
     open_ = sum(1 for r in report.results if r.inconclusive)

@@ -264,6 +264,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                and x not in violated]
     enumerated = False  # every reachable state was checked
     acyclic = False  # ... and none can come back: every game ends
+    extremes: dict = {}  # (player, "low"/"high") -> (score, game): every end's, once enumerated
 
     def search(share: float, strategies: tuple, seed: int) -> bool:
         """Directed search (falsify.py) for the open targets within `share` of the time left;
@@ -277,6 +278,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                      strategies=strategies, stats=stats), "directed")
         nonlocal acyclic
         acyclic = acyclic or stats.get("acyclic", False)
+        if stats.get("complete", False):
+            extremes.update(stats.get("extremes", {}))
         return stats.get("complete", False)
 
     if budget.falsify > 0 and targets:
@@ -518,7 +521,16 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
 
     # 6. score bounds, with witness games: random play's, then a beam search on each seat's score
     bounds = []
-    if only is None:
+    if only is None and enumerated:
+        # every end was visited: its extreme scores are the bounds, each with its game (gap 0)
+        for p in range(n):
+            lo, hi = extremes.get((p, "low")), extremes.get((p, "high"))
+            bounds.append({"players": n, "player": p,
+                           "proved": [lo[0] if lo else None, hi[0] if hi else None],
+                           "witness": [lo[0] if lo else None, hi[0] if hi else None],
+                           "gap": 0 if hi else None, "by": "exhaustive",
+                           "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
+    elif only is None:
         if budget.falsify > 0:
             seconds = WITNESS_SHARE_OF_SEARCH * budget.falsify
             if left() is not None:
