@@ -191,3 +191,12 @@ def test_docs_never_replaces_a_folder_it_did_not_write(tmp_path):
     code, out = run_cli("docs", str(ROOT / "spec" / "examples" / "tictactoe.rules"), "-o", str(tmp_path), "--json")
     assert code == 1 and "was not written by `rulebook docs`" in out["error"]["message"]
     assert (tmp_path / "docs" / "manual.md").exists()
+
+
+def test_the_score_table_says_which_bounds_came_from_enumerating_every_end():
+    from verifier.docs.pages import GamePages
+    pages = object.__new__(GamePages)  # the table reads nothing of the game but the report
+    enumerated = {"players": 2, "player": 0, "proved": [0, 24], "witness": [0, 24], "gap": 0, "by": "exhaustive"}
+    solved = {"players": 2, "player": 1, "proved": [0, 27], "witness": [0, 24], "gap": 3}
+    rows = [line for line in pages.bounds({"score_bounds": [enumerated, solved]}) if line.startswith("| 2 |")]
+    assert rows == ["| 2 | 1 | [0, 24] (every end enumerated) | [0, 24] | 0 |", "| 2 | 2 | [0, 27] | [0, 24] | 3 |"]

@@ -259,7 +259,8 @@ class GamePages:
                "scores seen in play beside them):", "",
                "| players | seat | proved | seen in play | gap |", "|---|---|---|---|---|"]
         for b in r.get("score_bounds") or []:
-            out.append(f"| {b.get('players')} | {b.get('player', 0) + 1} | {b.get('proved')} | "
+            how = " (every end enumerated)" if b.get("by") == "exhaustive" else ""
+            out.append(f"| {b.get('players')} | {b.get('player', 0) + 1} | {b.get('proved')}{how} | "
                        f"{b.get('witness')} | {b.get('gap')} |")
         out += ["", "## The longest game", "", "| players | decisions | chance draws |", "|---|---|---|"]
         for n, m in sorted((r.get("max_length") or {}).items()):
