@@ -293,6 +293,13 @@ def test_a_game_of_some_ten_thousand_states_is_enumerated_and_its_score_bounds_r
     (b,) = report.score_bounds
     assert b["proved"] == [0, 24] and b["witness"] == [0, 24] and b["gap"] == 0 and b["by"] == "exhaustive"
     assert {r.name: (r.status, r.method) for r in report.results}["no_deadlock"] == ("proved", "exhaustive")
+    # planted: turning dial 0 up past 5 breaks its range; the games past that error are not
+    # enumerated, so their ends' scores are no bounds (the search still finishes)
+    broken, _ = check_text(DIALS.replace("if w == 0 and a < 9 { a += 1 }", "if w == 0 and a < 9 { a += 1 + a // 5 * 9 }"),
+                           "dials.rules")
+    report = verify(broken, {}, budget=Budget(games=10, proof=60, falsify=30))
+    assert {r.name: r.status for r in report.results}["well_formed"] == "violated"
+    assert all(b.get("by") != "exhaustive" for b in report.score_bounds)
 
 
 def test_a_rule_error_before_the_first_state_is_reported_not_a_crash():

@@ -487,8 +487,7 @@ def test_encoding_stops_at_its_deadline():
     from verifier.smt.encode import Encoder, OutOfTime, encoding_deadline
     from verifier.smt.relation import Relation
 
-    text = DEEP
-    program, diags = check_text(text, "deep.rules")
+    program, diags = check_text(DEEP, "deep.rules")
     assert program is not None, [d.message for d in diags]
     heavy = program.defs["heavy"].body
     state = StateVars(program, 2, {}, 0)

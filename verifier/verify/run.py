@@ -521,8 +521,10 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
 
     # 6. score bounds, with witness games: random play's, then a beam search on each seat's score
     bounds = []
-    if only is None and enumerated:
-        # every end was visited: its extreme scores are the bounds, each with its game (gap 0)
+    if only is None and enumerated and RESTS_ON not in violated:
+        # every end was visited: its extreme scores are the bounds, each with its game (gap 0).
+        # Play stops at a rule error, so with one found the ends past it were not: the solver's
+        # bounds then, which say they assume well_formed
         for p in range(n):
             lo, hi = extremes.get((p, "low")), extremes.get((p, "high"))
             bounds.append({"players": n, "player": p,
