@@ -497,6 +497,23 @@ def test_a_moves_checks_one_by_one_stop_at_the_budget():
         prover._sliced_holds(pool, 0, alt, goal, False)
 
 
+
+def test_a_stage_out_of_time_names_its_own_share_not_the_whole_budget():
+    """A result given up on within a stage's share says how long that share was: "the time
+    budget of 415 s ran out" after 42 s of `well_formed` read as if the whole budget had gone."""
+    import time as _time
+    from verifier.smt.prove import OutOfBudget, Prover
+    prover = Prover(program_of(COUNTING), 2, {}, 10, budget=400)
+    with prover.stage(0.1, "well_formed"):
+        prover.deadline = _time.perf_counter() - 1
+        with pytest.raises(OutOfBudget) as stage:
+            prover.check_budget()
+    assert "40 s for well_formed" in str(stage.value) and "400" not in str(stage.value)
+    prover.deadline = _time.perf_counter() - 1
+    with pytest.raises(OutOfBudget) as whole:
+        prover.check_budget()
+    assert "400 s for the proofs" in str(whole.value)
+
 CHECKS = HEAD + '''
 var a: 0..30 = 0
 var b: 0..30 = 0

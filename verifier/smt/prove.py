@@ -119,6 +119,7 @@ class Prover:
         self.budget = budget
         self.deadline = None if budget is None else time.perf_counter() + budget
         self._stage = ""  # the stage whose share of the budget `deadline` is (`stage`)
+        self._share_s = 0.0  # and how many seconds that share was when it began
         self.spec_invariants = list(program.invariants if invariants is None else invariants)
         self.timeout_ms = max(1, int(timeout * 1000))
         self.rel = Relation(program, n, options)
@@ -160,21 +161,26 @@ class Prover:
             raise OutOfBudget(self._spent())
 
     def _spent(self) -> str:
-        share = f" (the share for {self._stage})" if self._stage else ""
-        return f"the time budget of {self.budget:.0f} s (--budget){share} ran out before this was settled"
+        # the seconds that ran out: a stage's share, not the whole budget (a result given up on
+        # after 42 s once read "the time budget of 415 s ran out")
+        if self._stage:
+            return (f"its share of the time budget (--budget), {self._share_s:.0f} s for {self._stage}, "
+                    "ran out before this was settled")
+        return f"the time budget (--budget), {self.budget:.0f} s for the proofs, ran out before this was settled"
 
     @contextmanager
     def stage(self, share: float, name: str):
         """Within the block, at most `share` of the budget's remaining time: a claim the solver
         struggles with must not starve the checks after it."""
-        saved = self.deadline, self._stage
+        saved = self.deadline, self._stage, self._share_s
         if self.deadline is not None:
-            self.deadline = time.perf_counter() + share * max(0.0, self.deadline - time.perf_counter())
+            self._share_s = share * max(0.0, self.deadline - time.perf_counter())
+            self.deadline = time.perf_counter() + self._share_s
             self._stage = name
         try:
             yield
         finally:
-            self.deadline, self._stage = saved
+            self.deadline, self._stage, self._share_s = saved
 
     def decisions(self) -> list[int]:
         return list(range(len(self.p.decisions)))
