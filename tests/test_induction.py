@@ -776,3 +776,35 @@ def test_a_query_asked_again_with_the_same_parts_is_answered_by_the_first(monkey
         assert answer[0] != z3.unsat, answer
     assert induction._solve([x > 3, x < 3], 1000)[0] == z3.unsat  # other parts: asked
     assert len(asked) == 4
+
+
+CLIMB = '''
+game climb "Climb"
+players 1
+var a: 0..20 = 0
+var b: 0..20 = 0
+flow {
+  while a < 10 decreases 10 - a {
+    choose 0 { move step() "steps" { a += 1  b += 1 } }
+  }
+}
+outcome { score p: b }
+invariant b_low "b stays at most 10: true (b keeps a's pace) but not inductive alone": b <= 10
+'''
+
+
+def test_a_claim_not_inductive_says_what_it_reads_in_the_state_a_move_breaks_it_from():
+    """The verdict on a claim some move breaks from a state the proved facts allow names the
+    values the claim reads there (the intervals widen b to 0..20 past ten growths, so the
+    induction alone meets b = 10 before a step): what a stronger invariant must rule out."""
+    from verifier.verify.invariants import _induction_verdict
+    program, prover, system = compiled(CLIMB, "climb.rules")
+    facts = analyse(system, None)
+    c = claim(program, prover, "b_low")
+    out = Induction(system, facts, 10, None).run([c])["b_low"]
+    assert not out.proved and out.kind == "sat"
+    verdict = _induction_verdict(program, c, out, 0.0, system)
+    assert verdict.details["state_before"] == {"b": 10}
+    assert "what it reads there: b = 10" in verdict.reason
+    without = _induction_verdict(program, c, out, 0.0)  # no system: the reason as before
+    assert "state_before" not in without.details and "reads there" not in without.reason

@@ -17,6 +17,7 @@ one encoding and one reading of it.
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import dataclass, field
 
 from .dag import Dag
@@ -27,6 +28,8 @@ from .transition import initial
 from .unroll import leaves, state_leaves
 
 __all__ = ["System", "Transition", "conjuncts", "flatten_and"]
+
+_STEP = re.compile(r"@\d+")  # a leaf's step mark (`count@0`), not part of the name a spec uses
 
 
 @dataclass
@@ -144,6 +147,24 @@ class System:
                 out.append(tr)
             self._transitions[d] = out
         return self._transitions[d]
+
+    def read_off(self, model, formula, within: int = -1) -> list[tuple[str, object]]:
+        """(leaf name, value) for each state leaf `formula` reads that `model` gives a value, among
+        the leaves `within` (support bits: what the query asserted anything about). A leaf the
+        query left out, or replaced by a constant of its own (`abstract_apart`), has no value in
+        the model and is not shown: a value completed by default would be a guess."""
+        dag = self.dag
+        reads = dag.support(dag.add(formula)) & within
+        out = []
+        for leaf, term in zip(self.leaves, self.leaf_terms):
+            if not dag.support(leaf) & reads:
+                continue
+            v = model.eval(term, model_completion=False)
+            if z3.is_int_value(v):
+                out.append((_STEP.sub("", str(term)), v.as_long()))
+            elif z3.is_true(v) or z3.is_false(v):
+                out.append((_STEP.sub("", str(term)), z3.is_true(v)))
+        return out
 
     def var_bits(self) -> int:
         """The support bits of the `var` leaves (the first leaves, in `state_leaves` order)."""

@@ -45,6 +45,8 @@ from ..smt.transition import initial
 __all__ = ["prove_invariants", "RESTS_ON"]
 
 RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
+# the values of a counterexample to induction shown in the reason (all of them in the JSON)
+STATE_SHOWN = 12
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
 INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
 OLDER_SHARE = 0.75  # of the time left after the induction, for the older engine (Spacer gets the rest)
@@ -138,7 +140,7 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
             results = induction.run(sorted(open_claims, key=lambda c: len(c.instances)), where_loops_are)
             lemmas += [f for f in induction.lemmas if f not in lemmas]
             for c in open_claims:
-                verdicts[c.name] = _induction_verdict(p, c, results[c.name], time.perf_counter() - t0)
+                verdicts[c.name] = _induction_verdict(p, c, results[c.name], time.perf_counter() - t0, system)
     except (OutOfBudget, OutOfTime, _Late):
         for inv in live:
             verdicts.setdefault(inv.name, Verdict("unknown", "induction", prover._spent(), time.perf_counter() - t0))
@@ -190,9 +192,10 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     return verdicts
 
 
-def _induction_verdict(p, c, out: Outcome, seconds: float) -> Verdict:
+def _induction_verdict(p, c, out: Outcome, seconds: float, system: System | None = None) -> Verdict:
     """The verdict on claim `c` from an induction engine's outcome (the sliced induction's, or
-    Spacer's as an Outcome of kind "spacer")."""
+    Spacer's as an Outcome of kind "spacer"). A counterexample to induction says what the claim
+    reads in the state it breaks from (`System.read_off`), with `system`."""
     if out.proved and out.kind == "spacer":
         return Verdict("proved", "inductive", f"{out.detail}: an inductive strengthening, "
                        "checked again by independent queries", seconds)
@@ -205,10 +208,19 @@ def _induction_verdict(p, c, out: Outcome, seconds: float) -> Verdict:
                        "with the interval facts and the other proved invariants", seconds)
     if out.kind == "sat":
         where = f"'{out.move}' (decision point at line {p.decisions[out.decision].node.span.line})"
+        details = {"decision": out.decision, "move": out.move}
+        before = ""
+        if system is not None and out.model is not None and out.instance is not None:
+            # what the claim reads in that state: what a stronger invariant has to rule out
+            values = system.read_off(out.model, out.instance, out.scope or -1)
+            if values:
+                details["state_before"] = dict(values)
+                shown = ", ".join(f"{name} = {v}" for name, v in values[:STATE_SHOWN])
+                more = f" and {len(values) - STATE_SHOWN} more (--json lists them)" if len(values) > STATE_SHOWN else ""
+                before = f"; what it reads there: {shown}{more}"
         return Verdict("unknown", "induction", f"not inductive: {where} can break it from "
                        "a state satisfying the proved invariants (that state may be "
-                       "unreachable; a stronger invariant would settle it)", seconds,
-                       {"decision": out.decision, "move": out.move})
+                       f"unreachable; a stronger invariant would settle it){before}", seconds, details)
     if out.kind == "time":
         where = f" (at '{out.move}')" if out.move else ""
         return Verdict("unknown", "induction", "its share of the time budget (--budget) "

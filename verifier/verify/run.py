@@ -62,6 +62,8 @@ class Result:
     trace_text: str = ""  # the game as `rulebook play` shows it
     rests_on: list = field(default_factory=list)  # properties a `proved` assumes (reported alongside)
     reused: bool = False  # from the cache (`cache.py`): the slice it depends on is unchanged
+    # a claim not inductive: what it reads in the state a move breaks it from (leaf name -> value)
+    state_before: dict = field(default_factory=dict)
 
     @property
     def as_expected(self) -> bool:
@@ -88,6 +90,8 @@ class Result:
             out["rests_on"] = list(self.rests_on)
         if self.reused:
             out["reused"] = True
+        if self.state_before:
+            out["state_before"] = dict(self.state_before)
         if self.trace is not None:
             out["trace"] = self.trace
         return out
@@ -507,7 +511,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         # the report shows what became of the property it rests on
         rests = list(v.details.get("rests_on", [])) if v.status == "proved" else []
         results.append(Result(name, sentence, where, v.status, status, v.method, v.seconds, v.reason, n, text,
-                              trace, trace_text, rests))
+                              trace, trace_text, rests, state_before=dict(v.details.get("state_before", {}))))
         finished = getattr(progress, "finished", None)  # the command line prints each result as it comes
         if finished is not None:
             finished(results[-1])
