@@ -783,13 +783,15 @@ game climb "Climb"
 players 1
 var a: 0..20 = 0
 var b: 0..20 = 0
+var slips: 0..5 = 0
 flow {
   while a < 10 decreases 10 - a {
-    choose 0 { move step() "steps" { a += 1  b += 1 } }
+    choose 0 { move step() "steps" { if a >= 12 { slips += 1 }  a += 1  b += 1 } }
   }
 }
 outcome { score p: b }
 invariant b_low "b stays at most 10: true (b keeps a's pace) but not inductive alone": b <= 10
+invariant no_slip "no step slips: true (a stays below 10 in the loop), not inductive alone": slips == 0
 '''
 
 
@@ -804,7 +806,21 @@ def test_a_claim_not_inductive_says_what_it_reads_in_the_state_a_move_breaks_it_
     out = Induction(system, facts, 10, None).run([c])["b_low"]
     assert not out.proved and out.kind == "sat"
     verdict = _induction_verdict(program, c, out, 0.0, system)
+    # b after a step is b + 1: it reads b alone, as the claim does
     assert verdict.details["state_before"] == {"b": 10}
-    assert "what it reads there: b = 10" in verdict.reason
+    assert "read there: b = 10" in verdict.reason
     without = _induction_verdict(program, c, out, 0.0)  # no system: the reason as before
-    assert "state_before" not in without.details and "reads there" not in without.reason
+    assert "state_before" not in without.details and "read there" not in without.reason
+    # a counter the move bumps under a test: its value after the move reads what was tested
+    c = claim(program, prover, "no_slip")
+    out = Induction(system, facts, 10, None).run([c])["no_slip"]
+    state = _induction_verdict(program, c, out, 0.0, system).details["state_before"]
+    assert list(state)[0] == "slips" and state["slips"] == 0 and state["a"] >= 12
+
+
+def test_a_sets_bits_are_shown_as_its_members():
+    """A set's membership bits read as one entry: `= {…}` when every bit has a value, `⊇ {…}`
+    (the members known) when the model left some out."""
+    from verifier.verify.invariants import _as_text
+    values = [("dry", 0), ("offer{0}", False), ("offer{1}", True), ("offer{2}", False), ("hand{3}", True)]
+    assert _as_text(values, {"offer": 3, "hand": 5}) == ["dry = 0", "offer = {1}", "hand ⊇ {3}"]

@@ -27,9 +27,14 @@ from .relation import Alternative, Relation
 from .transition import initial
 from .unroll import leaves, state_leaves
 
-__all__ = ["System", "Transition", "conjuncts", "flatten_and"]
+__all__ = ["System", "Transition", "conjuncts", "flatten_and", "leaf_name"]
 
 _STEP = re.compile(r"@\d+")  # a leaf's step mark (`count@0`), not part of the name a spec uses
+
+
+def leaf_name(term) -> str:
+    """A state leaf as a person reads it: `pantry[maki]`, a set's member bit `offer{44}`."""
+    return _STEP.sub("", str(term))
 
 
 @dataclass
@@ -148,22 +153,25 @@ class System:
             self._transitions[d] = out
         return self._transitions[d]
 
-    def read_off(self, model, formula, within: int = -1) -> list[tuple[str, object]]:
-        """(leaf name, value) for each state leaf `formula` reads that `model` gives a value, among
-        the leaves `within` (support bits: what the query asserted anything about). A leaf the
-        query left out, or replaced by a constant of its own (`abstract_apart`), has no value in
-        the model and is not shown: a value completed by default would be a guess."""
+    def read_off(self, model, formulas: list, within: int = -1) -> list[tuple[str, object]]:
+        """(leaf name, value) for each state leaf the formulas read that `model` gives a value,
+        among the leaves `within` (support bits: what the query asserted anything about), those
+        of the first formula first. A leaf the query left out, or replaced by a constant of its
+        own (`abstract_apart`), has no value in the model and is not shown: a value completed by
+        default would be a guess."""
         dag = self.dag
-        reads = dag.support(dag.add(formula)) & within
+        order = []
+        for f in formulas:
+            reads = dag.support(dag.add(f)) & within
+            order += [(leaf, term) for leaf, term in zip(self.leaves, self.leaf_terms)
+                      if dag.support(leaf) & reads and (leaf, term) not in order]
         out = []
-        for leaf, term in zip(self.leaves, self.leaf_terms):
-            if not dag.support(leaf) & reads:
-                continue
+        for leaf, term in order:
             v = model.eval(term, model_completion=False)
             if z3.is_int_value(v):
-                out.append((_STEP.sub("", str(term)), v.as_long()))
+                out.append((leaf_name(term), v.as_long()))
             elif z3.is_true(v) or z3.is_false(v):
-                out.append((_STEP.sub("", str(term)), z3.is_true(v)))
+                out.append((leaf_name(term), z3.is_true(v)))
         return out
 
     def var_bits(self) -> int:
