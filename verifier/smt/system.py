@@ -33,7 +33,7 @@ _STEP = re.compile(r"@\d+")  # a leaf's step mark (`count@0`), not part of the n
 
 
 def leaf_name(term) -> str:
-    """A state leaf as a person reads it: `pantry[maki]`, a set's member bit `offer{44}`."""
+    """A state leaf as a person reads it: `score[2]`, a set's member bit `held{7}`."""
     return _STEP.sub("", str(term))
 
 

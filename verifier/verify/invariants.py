@@ -198,8 +198,8 @@ _BIT = re.compile(r"^(.*)\{(\d+)\}$")  # a set's membership bit as `System.read_
 
 def _as_text(values: list, sizes: dict) -> list[str]:
     """`name = value` per leaf, a set's bits gathered into one entry where the first of them
-    stands: `offer = {44}` when each of its bits (`sizes`: set name -> bits) has a value,
-    `offer ⊇ {44}` (members known, the rest not all) otherwise."""
+    stands: `held = {7}` when each of its bits (`sizes`: set name -> bits) has a value,
+    `held ⊇ {7}` (members known, the rest not all) otherwise."""
     bits: dict[str, dict] = {}
     for name, v in values:
         m = _BIT.match(name)
