@@ -160,11 +160,13 @@ class System:
         own (`abstract_apart`), has no value in the model and is not shown: a value completed by
         default would be a guess."""
         dag = self.dag
-        order = []
+        order, seen = [], set()
         for f in formulas:
             reads = dag.support(dag.add(f)) & within
-            order += [(leaf, term) for leaf, term in zip(self.leaves, self.leaf_terms)
-                      if dag.support(leaf) & reads and (leaf, term) not in order]
+            for leaf, term in zip(self.leaves, self.leaf_terms):
+                if leaf not in seen and dag.support(leaf) & reads:
+                    seen.add(leaf)
+                    order.append((leaf, term))
         out = []
         for leaf, term in order:
             v = model.eval(term, model_completion=False)

@@ -242,9 +242,9 @@ def _induction_verdict(p, c, out: Outcome, seconds: float, system: System | None
             # what the claim reads in that state, then what it reads after the move (through the
             # move's writes: a counter's new value reads what the move tested): what a stronger
             # invariant has to rule out
-            after = [z3.substitute(out.instance, *tr.renaming) for tr in system.transitions(out.decision)
-                     if tr.label == out.move and tr.renaming]
-            values = system.read_off(out.model, [out.instance] + after[:1], out.scope or -1)
+            tr = next((t for t in system.transitions(out.decision) if t.label == out.move), None)
+            after = [z3.substitute(out.instance, *tr.renaming)] if tr is not None and tr.renaming else []
+            values = system.read_off(out.model, [out.instance] + after, out.scope or -1)
             if values:
                 details["state_before"] = dict(values)
                 sizes: dict = {}
