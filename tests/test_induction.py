@@ -821,6 +821,35 @@ def test_a_claim_not_inductive_says_what_it_reads_in_the_state_a_move_breaks_it_
 def test_a_sets_bits_are_shown_as_its_members():
     """A set's membership bits read as one entry: `= {…}` when every bit has a value, `⊇ {…}`
     (the members known) when the model left some out."""
-    from verifier.verify.invariants import _as_text
+    from verifier.smt.system import as_text as _as_text
     values = [("dry", 0), ("offer{0}", False), ("offer{1}", True), ("offer{2}", False), ("hand{3}", True)]
     assert _as_text(values, {"offer": 3, "hand": 5}) == ["dry = 0", "offer = {1}", "hand ⊇ {3}"]
+
+
+STOCK = '''
+game stock "Stock"
+players 1
+var stock: set of 0..5 = {0, 1, 2}
+var kept: 0..9 = 0
+flow {
+  for i in 1..3 {
+    choose 0 { move take(c in stock) "takes {c}" { remove c from stock  kept += 1 } }
+  }
+}
+outcome { score p: kept }
+'''
+
+
+def test_a_deadlock_not_ruled_out_says_what_the_moves_conditions_read_there():
+    """`no_deadlock` left open names the values the moves' conditions read in the state where
+    none is legal: here an empty stock at a take, which a fact relating the stock to the loop's
+    position would rule out. Without the system (no engine built it), the reason is as before."""
+    program, prover, system = compiled(STOCK, "stock.rules")
+    prover.proved = []  # nothing proved: the deadlock query assumes no invariant
+    bare = prover.deadlocks()
+    assert bare.status == "unknown" and "read there" not in bare.reason
+    prover.system = system
+    verdict = prover.deadlocks()
+    assert verdict.status == "unknown" and "has no legal move" in verdict.reason
+    assert verdict.details["state_before"] == {f"stock{{{k}}}": False for k in range(6)}
+    assert verdict.reason.endswith("what the moves' conditions read there: stock = {}")

@@ -763,14 +763,18 @@ class Prover:
         """Who must move at a player decision point: the current player, or every player at once."""
         return [self.rel.state.cur] if isinstance(info.node, N.Choose) else [num(i) for i in range(self.n)]
 
-    def _some_move_legal(self, d: int, info, who):
+    def _some_move_legal(self, d: int, info, who, conditions: list | None = None):
         """"Some move is legal for `who` at decision point d", over the free state: a disjunction
-        over the moves of "some parameter values make it legal" (`_some_values`)."""
+        over the moves of "some parameter values make it legal" (`_some_values`). `conditions`:
+        each move's legality over its parameters is appended to it (quantifier-free: what a
+        state's values are read off)."""
         p, n = self.p, self.n
         some = []
         for mi in info.moves:
             params = fresh_params(p, mi, n, f"dl{d}")
             ok, _ = legal(p, n, self.options, self.rel.state, mi, params, who)
+            if conditions is not None:
+                conditions.append(ok)
             some.append(_some_values(ok, [params[q.name] for q in mi.move.params], mi.param_types, n))
         return or_all(some)
 
@@ -991,12 +995,22 @@ class Prover:
             self.check_budget()
             for who in self._movers(info):
                 sol = self.solver()
-                sol.add(*assume, self.rel.at_decision(d, s), not_(self._some_move_legal(d, info, who)))
+                conditions: list = []
+                sol.add(*assume, self.rel.at_decision(d, s), not_(self._some_move_legal(d, info, who, conditions)))
                 r = sol.check()
                 if r == z3.sat:
+                    details: dict = {"decision": d}
+                    read = ""
+                    if self.system is not None:
+                        # what the moves' conditions read in that state: what an invariant that
+                        # rules it out has to speak of
+                        values = self.system.read_off(sol.model(), conditions)
+                        if values:
+                            details["state_before"] = dict(values)
+                            read = f"; what the moves' conditions read there: {self.system.shown(values)}"
                     return Verdict("unknown", "induction", f"at the decision point at line {info.node.span.line} a state "
-                                   "satisfying the proved invariants has no legal move (it may be unreachable)",
-                                   time.perf_counter() - t0, {"decision": d})
+                                   f"satisfying the proved invariants has no legal move (it may be unreachable){read}",
+                                   time.perf_counter() - t0, details)
                 if r == z3.unknown:
                     return Verdict("unknown", "induction", f"the solver gave up at the decision point at line "
                                    f"{info.node.span.line}: {sol.reason_unknown()}", time.perf_counter() - t0)

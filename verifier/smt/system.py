@@ -27,14 +27,41 @@ from .relation import Alternative, Relation
 from .transition import initial
 from .unroll import leaves, state_leaves
 
-__all__ = ["System", "Transition", "conjuncts", "flatten_and", "leaf_name"]
+__all__ = ["STATE_SHOWN", "System", "Transition", "as_text", "conjuncts", "flatten_and", "leaf_name"]
 
 _STEP = re.compile(r"@\d+")  # a leaf's step mark (`count@0`), not part of the name a spec uses
+_BIT = re.compile(r"^(.*)\{(\d+)\}$")  # a set's membership bit as `leaf_name` names it
+# the values of a state shown in a reason (all of them in the JSON)
+STATE_SHOWN = 12
 
 
 def leaf_name(term) -> str:
     """A state leaf as a person reads it: `score[2]`, a set's member bit `held{7}`."""
     return _STEP.sub("", str(term))
+
+
+def as_text(values: list, sizes: dict) -> list[str]:
+    """`name = value` per leaf of `System.read_off`, a set's bits gathered into one entry where
+    the first of them stands: `held = {7}` when each of its bits (`sizes`: set name -> bits) has
+    a value, `held ⊇ {7}` (members known, the rest not all) otherwise."""
+    bits: dict[str, dict] = {}
+    for name, v in values:
+        m = _BIT.match(name)
+        if m:
+            bits.setdefault(m.group(1), {})[int(m.group(2))] = v
+    out, done = [], set()
+    for name, v in values:
+        m = _BIT.match(name)
+        if not m:
+            out.append(f"{name} = {v}")
+        elif m.group(1) not in done:
+            base = m.group(1)
+            done.add(base)
+            known = bits[base]
+            members = "{" + ", ".join(str(i) for i in sorted(known) if known[i]) + "}"
+            whole = len(known) == sizes.get(base)
+            out.append(f"{base} = {members}" if whole else f"{base} ⊇ {members}")
+    return out
 
 
 @dataclass
@@ -79,6 +106,7 @@ class System:
         self.leaf_terms = terms
         self.leaves = [self.dag.add(t) for t in terms]
         self.index = {leaf: k for k, leaf in enumerate(self.leaves)}
+        self._set_sizes: dict | None = None  # a set's name -> its member bits (`shown`)
         self.pc_leaf = self.dag.add(rel.state.pc)
         self.bounds = self._declared_bounds()
         init = initial(rel.p, rel.n, rel.options)
@@ -175,6 +203,19 @@ class System:
             elif z3.is_true(v) or z3.is_false(v):
                 out.append((leaf_name(term), z3.is_true(v)))
         return out
+
+    def shown(self, values: list) -> str:
+        """The values `read_off` gave as a reason shows them: at most `STATE_SHOWN` entries (a
+        set's bits as one), and how many more the JSON lists."""
+        if self._set_sizes is None:
+            self._set_sizes = {}
+            for term in self.leaf_terms:
+                m = _BIT.match(leaf_name(term))
+                if m:
+                    self._set_sizes[m.group(1)] = self._set_sizes.get(m.group(1), 0) + 1
+        text = as_text(values, self._set_sizes)
+        more = f" and {len(text) - STATE_SHOWN} more (--json lists them)" if len(text) > STATE_SHOWN else ""
+        return ", ".join(text[:STATE_SHOWN]) + more
 
     def var_bits(self) -> int:
         """The support bits of the `var` leaves (the first leaves, in `state_leaves` order)."""

@@ -28,7 +28,6 @@ the run-time checks hold (`well_formed`): a result says so (`rests_on`), and `ve
 from __future__ import annotations
 
 import operator
-import re
 import time
 
 from ..ir import nodes as N
@@ -40,14 +39,12 @@ from ..smt.parametric import parametric
 from ..smt.path_facts import path_facts
 from ..smt.prove import OutOfBudget, Prover, Unsettled, Verdict
 from ..smt.relation import Candidate, OutOfTime
-from ..smt.system import System, leaf_name
+from ..smt.system import System
 from ..smt.transition import initial
 
 __all__ = ["prove_invariants", "RESTS_ON"]
 
 RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
-# the values of a counterexample to induction shown in the reason (all of them in the JSON)
-STATE_SHOWN = 12
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
 INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
 OLDER_SHARE = 0.75  # of the time left after the induction, for the older engine (Spacer gets the rest)
@@ -193,33 +190,6 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     return verdicts
 
 
-_BIT = re.compile(r"^(.*)\{(\d+)\}$")  # a set's membership bit as `System.read_off` names it
-
-
-def _as_text(values: list, sizes: dict) -> list[str]:
-    """`name = value` per leaf, a set's bits gathered into one entry where the first of them
-    stands: `held = {7}` when each of its bits (`sizes`: set name -> bits) has a value,
-    `held ⊇ {7}` (members known, the rest not all) otherwise."""
-    bits: dict[str, dict] = {}
-    for name, v in values:
-        m = _BIT.match(name)
-        if m:
-            bits.setdefault(m.group(1), {})[int(m.group(2))] = v
-    out, done = [], set()
-    for name, v in values:
-        m = _BIT.match(name)
-        if not m:
-            out.append(f"{name} = {v}")
-        elif m.group(1) not in done:
-            base = m.group(1)
-            done.add(base)
-            known = bits[base]
-            members = "{" + ", ".join(str(i) for i in sorted(known) if known[i]) + "}"
-            whole = len(known) == sizes.get(base)
-            out.append(f"{base} = {members}" if whole else f"{base} ⊇ {members}")
-    return out
-
-
 def _induction_verdict(p, c, out: Outcome, seconds: float, system: System | None = None) -> Verdict:
     """The verdict on claim `c` from an induction engine's outcome (the sliced induction's, or
     Spacer's as an Outcome of kind "spacer"). A counterexample to induction says what the claim
@@ -247,14 +217,7 @@ def _induction_verdict(p, c, out: Outcome, seconds: float, system: System | None
             values = system.read_off(out.model, [out.instance] + after, out.scope or -1)
             if values:
                 details["state_before"] = dict(values)
-                sizes: dict = {}
-                for term in system.leaf_terms:
-                    m = _BIT.match(leaf_name(term))
-                    if m:
-                        sizes[m.group(1)] = sizes.get(m.group(1), 0) + 1
-                shown = _as_text(values, sizes)
-                more = f" and {len(shown) - STATE_SHOWN} more (--json lists them)" if len(shown) > STATE_SHOWN else ""
-                before = f"; what it and its value after the move read there: {', '.join(shown[:STATE_SHOWN])}{more}"
+                before = f"; what it and its value after the move read there: {system.shown(values)}"
         return Verdict("unknown", "induction", f"not inductive: {where} can break it from "
                        "a state satisfying the proved invariants (that state may be "
                        f"unreachable; a stronger invariant would settle it){before}", seconds, details)
