@@ -130,6 +130,7 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                 open_claims.append(c)
         prover.system, prover.facts = system, facts  # for `strengthen_checks`
         if open_claims:
+            say(f"induction over {len(open_claims)} invariant{'s' if len(open_claims) != 1 else ''}")
             # without Spacer the induction keeps the whole time (the older engine gets what it leaves)
             induction = Induction(system, facts, prover.timeout_ms / 1000,
                                   _share(deadline, INDUCTION_SHARE) if spacer else deadline, say)
