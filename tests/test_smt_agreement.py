@@ -296,7 +296,7 @@ class Checker:
             self.problems.append(f"the engine state breaks its declared ranges: {outside[0]}")
         enc = Encoder(p, n, self.g.option_values, sv)
         for inv, (name, _, fn, _) in zip(p.invariants, m.INVARIANTS):
-            value, obligations = enc.checked(inv.cond)
+            value, obligations = invariant_checked(enc, inv)
             self.compare(f"invariant {name}", value, obligations, lambda fn=fn: fn(s), BoolT())
         for name, ptypes, rtype in defs_to_test(p):
             for _ in range(arg_tuples if ptypes else 1):
@@ -317,6 +317,15 @@ class Checker:
                 value = enc.winners()
             self.compare("winners", value, obligations, lambda: m._winners(s), IntT(0, 2**n))
         return self.problems
+
+
+def invariant_checked(enc: Encoder, inv) -> tuple:
+    """(value, obligations) of an invariant as the engine checks it: one claimed `at` some
+    decision points with their guard (true where the game waits elsewhere, where the flow
+    variables it reads may be stale)."""
+    with enc.asking() as asked:
+        value = enc.invariant(inv)
+    return value, asked
 
 
 def check_concrete(config, seed: int, steps: int, arg_tuples: int = 3) -> list[str]:
@@ -403,8 +412,9 @@ def test_value_operations_match_python(a, b, x, y):
 # ====================================================================== 2. symbolic
 
 def pins(symbolic: StateVars, values: StateVars) -> list:
+    # the decision point too: an invariant claimed `at` some points reads it
     return [eq_val(symbolic.vars[k], values.vars[k]) for k in symbolic.vars] + \
-           [eq_val(symbolic.locals[k], values.locals[k]) for k in symbolic.locals]
+           [eq_val(symbolic.locals[k], values.locals[k]) for k in symbolic.locals] + [symbolic.pc == values.pc]
 
 
 def check_symbolic(config, seed: int, steps: int, defs: int = 6) -> list[str]:
@@ -438,7 +448,7 @@ def check_symbolic(config, seed: int, steps: int, defs: int = 6) -> list[str]:
                 problems.append(f"{label}: Z3 can differ from the engine's {to_python(expected)!r}")
 
     for inv, (name, _, fn, _) in zip(p.invariants, m.INVARIANTS):
-        value, obligations = enc.checked(inv.cond)
+        value, obligations = invariant_checked(enc, inv)
         agree(f"invariant {name}", value, obligations, lambda fn=fn: fn(s), BoolT())
     candidates = defs_to_test(p)
     for name, ptypes, rtype in rng.sample(candidates, min(defs, len(candidates))):

@@ -41,9 +41,13 @@ WIDEN_AFTER = 6  # growths of one leaf's bound at one decision point before it j
 # eager widening gives slightly wider ones (on a seed game at 2 players, 16.9 s instead of 33.6 s,
 # 719 leaves at their declared range of 8,442 instead of 705: docs/architecture.md). From the
 # start (0): in `verify` beside 0.5 the same verdicts on the seed games where both completed, and
-# Wasabi!'s analysis in 13 s instead of 26 s; at 0.5 it was still cut short under load. With no
+# a seed game's analysis in 13 s instead of 26 s; at 0.5 it was still cut short under load. With no
 # deadline (the tests, the analysis asked alone) widening waits for `WIDEN_AFTER` growths.
 EAGER_AFTER = 0.0
+# growths of a leaf's bound at one decision point that eager widening still lets through: one,
+# so that a value set once from a small range (a register set to `2 * k` for k in 0..3) keeps
+# that range where a first growth jumping at once lost it (a test's proved score bound 6 -> 8)
+EAGER_GROWTHS = 1
 # narrowed environments per transition before `if`s are evaluated by a plain join: on the
 # bundled specs, 1000 gives the same intervals as 4000 at a fraction of the time, 300 some
 # wider ones (the figures: docs/architecture.md, "The interval analysis's cost")
@@ -679,7 +683,7 @@ class Intervals:
                 continue
             lo, hi = min(o[0], v[0]), max(o[1], v[1])
             n = growth[(d, leaf)] = growth.get((d, leaf), 0) + 1
-            if n > WIDEN_AFTER or self.eager:  # widen: the declared bound, else unbounded
+            if n > (EAGER_GROWTHS if self.eager else WIDEN_AFTER):  # widen: the declared bound, else unbounded
                 b = s.bounds[k]
                 if lo < o[0]:
                     lo = b[0] if b is not None and b[0] is not None else -BIG
