@@ -821,9 +821,9 @@ def test_a_claim_not_inductive_says_what_it_reads_in_the_state_a_move_breaks_it_
 def test_a_sets_bits_are_shown_as_its_members():
     """A set's membership bits read as one entry: `= {…}` when every bit has a value, `⊇ {…}`
     (the members known) when the model left some out."""
-    from verifier.smt.system import as_text as _as_text
+    from verifier.smt.system import as_text
     values = [("dry", 0), ("offer{0}", False), ("offer{1}", True), ("offer{2}", False), ("hand{3}", True)]
-    assert _as_text(values, {"offer": 3, "hand": 5}) == ["dry = 0", "offer = {1}", "hand ⊇ {3}"]
+    assert as_text(values, {"offer": 3, "hand": 5}) == ["dry = 0", "offer = {1}", "hand ⊇ {3}"]
 
 
 STOCK = '''
