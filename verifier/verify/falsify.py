@@ -56,6 +56,9 @@ from .explore import DEADLOCK, INVARIANT, RULE_ERROR, Finding
 
 NO_DEADLOCK, WELL_FORMED = "no_deadlock", "well_formed"
 SWARM = "swarm of biased policies"
+# how often (seconds) a search with a `poll` asks it: a beam level or a policy's game takes
+# milliseconds, so a property settled elsewhere stops being aimed at within this
+POLL_S = 0.25
 
 # Distinct states the exhaustive search may visit before giving way. It gives way early when a
 # level's growth foretells passing this, so on big games a higher cap costs little (measured at
@@ -188,7 +191,7 @@ class Falsifier:
     """One directed search: the open properties, the findings, the measures and the clock."""
 
     def __init__(self, game: Game, program: Program, properties, *, seed: int, deadline: float,
-                 max_steps: int = 5000):
+                 max_steps: int = 5000, poll: Callable[[dict], set | None] | None = None):
         self.game = game
         self.m = game.module
         self.program = program
@@ -212,10 +215,23 @@ class Falsifier:
         self.elite: dict[str, list[tuple[float, int, Policy]]] = {}
         self.policies_tried = 0
         self.policy: Policy | None = None  # the swarm policy playing now
+        # asked every POLL_S while searching, with the findings so far (by property): the
+        # properties settled elsewhere since (no longer targets), or None: stop now (a search
+        # racing the proofs, `lanes.py`, which passes on each finding as it comes)
+        self.poll = poll
+        self._polled = 0.0
 
     # -------------------------------------------------------------- bookkeeping
     def out_of_time(self) -> bool:
-        return time.monotonic() > self.deadline
+        now = time.monotonic()
+        if self.poll is not None and now >= self._polled + POLL_S:
+            self._polled = now
+            settled = self.poll(self.found)
+            if settled is None:
+                self.deadline = now
+            else:
+                self.open -= settled
+        return now > self.deadline
 
     @property
     def done(self) -> bool:
@@ -601,7 +617,8 @@ class Falsifier:
 
 def falsify(game: Game, program: Program, properties, *, seconds: float, seed: int,
             progress: Callable[[str], None] | None = None, max_steps: int = 5000,
-            strategies: tuple = ("exhaustive", "beam", "swarm"), stats: dict | None = None) -> list[Finding]:
+            strategies: tuple = ("exhaustive", "beam", "swarm"), stats: dict | None = None,
+            poll: Callable[[dict], set | None] | None = None) -> list[Finding]:
     """Search up to `seconds` for games that break `properties` (invariant names, `no_deadlock`,
     `well_formed`); the shortest game found per broken property, each confirmed by replay.
 
@@ -612,9 +629,14 @@ def falsify(game: Game, program: Program, properties, *, seconds: float, seed: i
     `stats`, when given, gets `complete`: True when the exhaustive search checked every reachable
     state (then a property it did not break holds in every one: a proof by enumeration), and
     `acyclic`: complete, and no reachable state can come back (then every game ends).
+
+    `poll`, when given, is asked every `POLL_S` seconds with the findings so far (property ->
+    Finding, not yet confirmed): the properties settled elsewhere since (they stop being
+    targets), or None to stop the search there (its findings so far returned).
     """
     start = time.monotonic()
-    search = Falsifier(game, program, properties, seed=seed, deadline=start + seconds, max_steps=max_steps)
+    search = Falsifier(game, program, properties, seed=seed, deadline=start + seconds, max_steps=max_steps,
+                       poll=poll)
     rng = random.Random(seed)
 
     def say(text):

@@ -32,6 +32,7 @@ from ..smt.prove import Prover, Unsettled, Verdict
 from . import explore
 from .falsify import EXHAUSTIVE_SHARE, falsify
 from .invariants import RESTS_ON, prove_invariants, strengthen_checks
+from .lanes import LanePlan, SearchLane
 from .length import max_length
 from .score_witness import extreme_games
 from .witness import failing_step, game_of_path
@@ -203,7 +204,8 @@ RANKING_SHARE = 0.5  # a ranking function, where loops have no measure and no en
 
 
 def verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress=None,
-                   only: set | None = None, started: float | None = None, enough=None) -> tuple[list, list, dict]:
+                   only: set | None = None, started: float | None = None, enough=None,
+                   lanes: int = 1) -> tuple[list, list, dict]:
     """The results of one player count within `budget.proof` seconds (every stage included).
 
     Cheap searches first (random play; exhaustive search where the game is small, short directed
@@ -214,7 +216,11 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
 
     `enough(violated names)`: when it says True, the budget ends there (every later stage finds
     no time left): a caller that needs only some violation (`mutate`: one the original does not
-    have) does not wait for the proofs."""
+    have) does not wait for the proofs.
+
+    `lanes` 2 or more (a core to spare): once the exhaustive search has not settled the game,
+    the other searches run in a child process beside the proofs (`lanes.py`), which no longer
+    wait for them."""
     game = Game(engine, n, given)
     values = dict(game.option_values)
     # `started`: when the budget began (the engine's compilation counts against the first counts)
@@ -241,14 +247,19 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         nonlocal deadline
         for f in findings:
             key = KEY_OF_KIND.get(f.kind, "") or (f.name if f.kind == explore.INVARIANT else None)
-            if key and key not in violated:
+            # (a shorter game by the same search replaces one it sent before: `lanes.py`)
+            if key and (key not in violated or (found_by[key][0] == method and
+                                                len(f.history) < len(violated[key].history))):
                 violated[key] = f
                 found_by[key] = (method, f.seconds if f.seconds is not None else seconds)
         if enough is not None and violated and enough(set(violated)):
             deadline = time.perf_counter()
 
+    lane = None  # the searches racing the proofs (`lanes.py`)
+    use_lane = lanes > 1 and enough is None
+
     # 1. cheap searches: random play, then a short directed search (exhaustive on small games)
-    if budget.games > 0:
+    if budget.games > 0 and not use_lane:
         say(f"searching {budget.games} random games")
         t = time.perf_counter()
         found = explore.search(game, games=budget.games, max_steps=budget.max_steps, seed=n,
@@ -257,7 +268,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     # an endless game, where the flow's loops do not bound the game's length
     length = max_length(program, n)
     lasso, lasso_seconds = None, 0.0
-    if wanted("termination") and (length.decisions is None or length.chance is None):
+    want_lasso = wanted("termination") and (length.decisions is None or length.chance is None)
+    if want_lasso and not use_lane:
         say("looking for an endless game")
         t = time.perf_counter()
         lasso = explore.find_lasso(game, seed=n, max_steps=budget.max_steps,
@@ -289,8 +301,39 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     if budget.falsify > 0 and targets:
         enumerated = search(EXHAUSTIVE_SHARE_OF_BUDGET, ("exhaustive",), n)
         targets = [x for x in targets if x not in violated]
-        if targets and not enumerated:
+        if targets and not enumerated and not use_lane:
             search(QUICK_SEARCH_SHARE, ("beam", "swarm"), n)
+    lane_best: dict = {}  # the child's extreme-score games
+    if use_lane and not enumerated:
+        lane = SearchLane(game, program, LanePlan(
+            n, tuple(targets) if budget.falsify > 0 else (), budget.games, budget.max_steps, budget.falsify,
+            want_lasso, only is None and budget.falsify > 0, deadline), say)
+    elif use_lane and want_lasso and not acyclic:  # every state checked, but one comes back
+        say("looking for an endless game")
+        t = time.perf_counter()
+        lasso = explore.find_lasso(game, seed=n, max_steps=budget.max_steps,
+                                   deadline=_monotonic(until(LASSO_SHARE))).lasso
+        lasso_seconds = time.perf_counter() - t
+
+    def from_lane(last: bool = False) -> None:
+        """What the child found since the last look (`last`: stop it and wait for the rest)."""
+        nonlocal lasso, lasso_seconds
+        if lane is None:
+            return
+        for kind, payload in (lane.finish() if last else lane.messages()):
+            if kind == "found":
+                take(*payload)
+            elif kind == "lasso":
+                lasso, lasso_seconds = payload
+            elif kind == "best":
+                lane_best.update(payload)
+            elif kind == "done" and payload:
+                say(f"the searches beside the proofs stopped: {payload}")
+
+    def to_lane() -> None:
+        """What is settled here, which the child need no longer aim at."""
+        if lane is not None:
+            lane.settle(set(violated) | {k for k, v in verdicts.items() if v.status == "proved"})
 
     # 2. proofs (their proofs assume well_formed: it is settled and reported with them)
     if any(x not in violated for x in asked & (set(spec_names) | {"no_deadlock"})) or \
@@ -318,13 +361,15 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say,
                                                           spacer=budget.spacer).items()
                          if k not in verdicts})
+    from_lane()
+    to_lane()
 
     def search_open() -> None:
         """The longer directed search, for what is asked and neither violated nor proved."""
         nonlocal targets
         targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
                    if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
-        if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
+        if budget.falsify > 0 and targets and not enumerated and lane is None and (left() is None or left() > 1):
             search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
 
     # a counterexample to induction of an asked invariant hints at a violation: search before
@@ -333,6 +378,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     if hinted:
         search_open()
     for name, check in ((RESTS_ON, prover.obligations), ("no_deadlock", prover.deadlocks)):
+        from_lane()
         if wanted(name) and name not in violated and name not in verdicts:
             say(f"proving {name}")
             with prover.stage(CHECK_SHARE, name):
@@ -343,6 +389,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                     verdicts[name] = check()
             if name != RESTS_ON and verdicts[name].status == "proved":
                 verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
+            to_lane()
 
     # 3. what is still open: a longer directed search, then bounded model checking (on a short
     # game, the paths to every game's end come first: they settle for less what a search seeks)
@@ -412,6 +459,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         search_open()
     if not short:
         checks_and_deadlocks_on_paths()
+    from_lane()
     unsettled = [name for name, v in verdicts.items() if name in spec_names and name not in violated
                  and v.status == "unknown" and "decision" in v.details]
     if unsettled and (left() is None or left() > 1):
@@ -434,6 +482,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
             if v.status == "proved" and "rests_on" not in v.details:
                 v.details["rests_on"] = [RESTS_ON]
             verdicts[name] = v
+
+    from_lane(last=True)  # (termination needs the endless-game search's answer)
 
     # 4. termination
     lengths = {"decisions": length.decisions, "chance": length.chance}
@@ -537,7 +587,11 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                            "gap": 0 if hi else None, "by": "exhaustive",
                            "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
     elif only is None:
-        if budget.falsify > 0:
+        for key, (value, history) in lane_best.items():
+            sign = {"low": -1, "high": 1}[key[1]]
+            if key not in best or sign * value > sign * best[key][0]:
+                best[key] = (value, history)
+        if budget.falsify > 0 and lane is None:
             seconds = WITNESS_SHARE_OF_SEARCH * budget.falsify
             if left() is not None:
                 seconds = min(seconds, WITNESS_SHARE * left())
@@ -616,7 +670,8 @@ def _monotonic(perf_deadline: float | None) -> float | None:
 def verify(program: Program, given: dict, players: list[int] | None = None, budget: Budget | None = None,
            progress=None, only: set | None = None, jobs: int = 1, cache=None, enough=None) -> Report:
     """Every player count's results; with `jobs` > 1, the counts run side by side in that many
-    worker processes (each with the whole budget of its count), reported in count order. With
+    worker processes (each with the whole budget of its count), reported in count order; a
+    count verified alone gets a second process for its searches (`lanes.py`). With
     a `cache.Cache`, a count whose slice of the spec is unchanged is not run again. `enough`
     (see `verify_players`; one process, no cache: its results are partial) ends a count's
     budget at the violations it wants."""
@@ -642,9 +697,11 @@ def verify(program: Program, given: dict, players: list[int] | None = None, budg
     if jobs > 1 and len(todo) > 1:
         outs.update(zip(todo, _in_workers(program, engine, todo, given, budget, progress, only, jobs, started)))
     else:
+        # one count and cores to spare: its searches race its proofs in a second process
+        lanes = jobs if len(todo) == 1 else 1
         for i, n in enumerate(todo):
             outs[n] = verify_players(program, engine, n, given, budget, progress, only, started if i == 0 else None,
-                                     enough)
+                                     enough, lanes)
     if cache is not None:
         for n in todo:
             cache.put(keys[n], *outs[n])
