@@ -9,6 +9,7 @@ profile, times 10: 1,000 by default, 10,000 under `make test-thorough`.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -238,7 +239,10 @@ def test_a_rule_error_trace_replays_its_failing_step(planted_traces, capsys):
     code, out, err = run(["play", str(spec), "--replay", str(trace)], capsys)
     assert code == 0, err
     last = out.rstrip().splitlines()[-1]
-    assert f"{spec}:10:39: " in last and "→ rule error: total = 33 is outside 0..30, the range of total" in last and "outside 0..30" in last
+    # (which game breaks it depends on which search found it first: random play, or the
+    # exhaustive search's shortest game when the searches race the proofs)
+    assert f"{spec}:10:39: " in last and re.search(r"→ rule error: total = 3[1-9] is outside 0..30, the range of total",
+                                                    last), last
     steps = [line for line in out.splitlines() if line[:4].strip().isdigit() and line[4:6] == ". "]
     assert len(steps) == len(history) + 1  # the failing step is shown too
     code, out, err = run(["play", str(spec), "--replay", str(trace), "--json"], capsys)
