@@ -2,8 +2,10 @@
 
 With a core to spare (one player count and `--jobs` 2 or more), the searches need not wait
 for the proofs, nor the proofs for them: random play, the search for an endless game, the
-directed search (beam and swarm) and the games with extreme scores run in a child process
-while the parent builds the transition system and proves. The first conclusive answer for a
+directed search (beam and swarm), the games with extreme scores and a second directed search
+(other seeds, for what is still open) run in a child process while the parent builds the
+transition system and proves — each directed search within `--search` seconds, as the two of
+the searches-first order. The first conclusive answer for a
 property wins:
 
 - a violation the child finds is a real game, replayed by the engine before it is sent (as
@@ -172,16 +174,23 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
             t = time.perf_counter()
             lasso = explore.find_lasso(game, seed=plan.n, max_steps=plan.max_steps, deadline=within(LASSO_SHARE)).lasso
             out.put(("lasso", (lasso, time.perf_counter() - t)))
-        poll({})
-        targets = [x for x in plan.targets if x not in broken and x not in settled]
-        rest = left()
-        if plan.falsify > 0 and targets and not stop.is_set() and (rest is None or rest > 1):
-            say(f"beam and swarm search for {len(targets)} properties, beside the proofs")
-            seconds = plan.falsify if rest is None else min(plan.falsify, rest)
-            findings = falsify(game, program, targets, seconds=seconds, seed=plan.n, progress=say,
-                               max_steps=plan.max_steps, strategies=("beam", "swarm"), poll=poll)
-            out.put(("found", ([f for f in findings if len(f.history) < sent.get(_property(f), len(f.history) + 1)],
-                               "directed", None)))
+
+        def directed(seed: int, again: str = "") -> None:
+            """The directed search for what is neither broken nor settled, within --search."""
+            poll({})
+            targets = [x for x in plan.targets if x not in broken and x not in sent and x not in settled]
+            rest = left()
+            if plan.falsify > 0 and targets and not stop.is_set() and (rest is None or rest > 1):
+                say(f"beam and swarm search{again} for {len(targets)} properties, beside the proofs")
+                seconds = plan.falsify if rest is None else min(plan.falsify, rest)
+                findings = falsify(game, program, targets, seconds=seconds, seed=seed, progress=say,
+                                   max_steps=plan.max_steps, strategies=("beam", "swarm"), poll=poll)
+                out.put(("found", ([f for f in findings
+                                    if len(f.history) < sent.get(_property(f), len(f.history) + 1)],
+                                   "directed", None)))
+                broken.update(_property(f) for f in findings)
+
+        directed(plan.n)
         if plan.witnesses:
             seconds = WITNESS_SHARE_OF_SEARCH * plan.falsify
             rest = left()
@@ -190,6 +199,9 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
             say("looking for games with extreme scores, beside the proofs")
             out.put(("best", extreme_games(game, deadline=time.monotonic() + seconds, seed=plan.n,
                                            max_steps=plan.max_steps)))
+        # the core is the search's until the proofs end: a second search (other seeds) for what
+        # they have not settled by then, as the searches-first order has after the proofs
+        directed(plan.n + 7, " again")
     except BaseException as exc:  # told to the parent, which reports the proofs without this lane
         error = f"{type(exc).__name__}: {exc}"
     finally:
