@@ -2,10 +2,10 @@
 
 With a core to spare (one player count and `--jobs` 2 or more), the searches need not wait
 for the proofs, nor the proofs for them: random play, the search for an endless game, the
-directed search (beam and swarm), the games with extreme scores and a second directed search
-(other seeds, for what is still open) run in a child process while the parent builds the
-transition system and proves — each directed search within `--search` seconds, as the two of
-the searches-first order. The first conclusive answer for a
+first directed search (beam and swarm) run in a child process while the parent builds the
+transition system and proves: what the searches-first order does before its proofs, with the
+same shares of the time (the second directed search and the extreme-score games stay in the
+parent, after the proofs). The first conclusive answer for a
 property wins:
 
 - a violation the child finds is a real game, replayed by the engine before it is sent (as
@@ -32,14 +32,19 @@ from dataclasses import dataclass
 
 from . import explore
 from .falsify import confirms, falsify
-from .score_witness import extreme_games
 
 __all__ = ["LanePlan", "SearchLane"]
 
-RANDOM_SHARE = 0.1  # random play's share of the time left, as when the searches come first
-LASSO_SHARE = 0.2  # the endless-game search's
-WITNESS_SHARE = 0.2  # the extreme-score games' share of the time left ...
-WITNESS_SHARE_OF_SEARCH = 0.25  # ... and at most this share of --search's seconds
+# shares of the time left, as when the searches come first (run.py): random play's, the
+# endless-game search's, the first directed search's. The child does only what the
+# searches-first order does before its proofs: on this machine's two cores a second busy
+# process slows a Z3 query 1.56 times (a pigeonhole query, 14.5 s alone, 22.6 s beside a busy
+# loop), so a search beside the proofs for as long as they run cost a one-count example its
+# proofs (breakthrough at `--budget 60`); the second directed search and the extreme-score
+# games stay in the parent, after the proofs, as before
+RANDOM_SHARE = 0.1
+LASSO_SHARE = 0.2
+QUICK_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,6 @@ class LanePlan:
     max_steps: int
     falsify: float  # seconds of directed search at most (0: none)
     lasso: bool  # look for an endless game
-    witnesses: bool  # look for games with extreme scores
     deadline: float | None  # time.perf_counter() at which the count's budget ends
 
 
@@ -93,7 +97,7 @@ class SearchLane:
 
     def messages(self) -> list:
         """The child's findings since the last call: ("found", (findings, method, seconds)),
-        ("lasso", (lasso or None, seconds)), ("best", {(seat, aim): (score, history)}),
+        ("lasso", (lasso or None, seconds)),
         ("done", "" or why it stopped early)."""
         out = []
         while self._inbox:
@@ -175,14 +179,14 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
             lasso = explore.find_lasso(game, seed=plan.n, max_steps=plan.max_steps, deadline=within(LASSO_SHARE)).lasso
             out.put(("lasso", (lasso, time.perf_counter() - t)))
 
-        def directed(seed: int, again: str = "") -> None:
+        def directed(seed: int) -> None:
             """The directed search for what is neither broken nor settled, within --search."""
             poll({})
             targets = [x for x in plan.targets if x not in broken and x not in sent and x not in settled]
             rest = left()
             if plan.falsify > 0 and targets and not stop.is_set() and (rest is None or rest > 1):
-                say(f"beam and swarm search{again} for {len(targets)} properties, beside the proofs")
-                seconds = plan.falsify if rest is None else min(plan.falsify, rest)
+                say(f"beam and swarm search for {len(targets)} properties, beside the proofs")
+                seconds = plan.falsify if rest is None else min(plan.falsify, QUICK_SHARE * rest)
                 findings = falsify(game, program, targets, seconds=seconds, seed=seed, progress=say,
                                    max_steps=plan.max_steps, strategies=("beam", "swarm"), poll=poll)
                 out.put(("found", ([f for f in findings
@@ -191,17 +195,6 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
                 broken.update(_property(f) for f in findings)
 
         directed(plan.n)
-        if plan.witnesses:
-            seconds = WITNESS_SHARE_OF_SEARCH * plan.falsify
-            rest = left()
-            if rest is not None:
-                seconds = min(seconds, WITNESS_SHARE * rest)
-            say("looking for games with extreme scores, beside the proofs")
-            out.put(("best", extreme_games(game, deadline=time.monotonic() + seconds, seed=plan.n,
-                                           max_steps=plan.max_steps)))
-        # the core is the search's until the proofs end: a second search (other seeds) for what
-        # they have not settled by then, as the searches-first order has after the proofs
-        directed(plan.n + 7, " again")
     except BaseException as exc:  # told to the parent, which reports the proofs without this lane
         error = f"{type(exc).__name__}: {exc}"
     finally:

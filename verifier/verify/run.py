@@ -303,11 +303,10 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         targets = [x for x in targets if x not in violated]
         if targets and not enumerated and not use_lane:
             search(QUICK_SEARCH_SHARE, ("beam", "swarm"), n)
-    lane_best: dict = {}  # the child's extreme-score games
     if use_lane and not enumerated:
         lane = SearchLane(game, program, LanePlan(
             n, tuple(targets) if budget.falsify > 0 else (), budget.games, budget.max_steps, budget.falsify,
-            want_lasso, only is None and budget.falsify > 0, deadline), say)
+            want_lasso, deadline), say)
     elif use_lane and want_lasso and not acyclic:  # every state checked, but one comes back
         say("looking for an endless game")
         t = time.perf_counter()
@@ -325,8 +324,6 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 take(*payload)
             elif kind == "lasso":
                 lasso, lasso_seconds = payload
-            elif kind == "best":
-                lane_best.update(payload)
             elif kind == "done" and payload:
                 say(f"the searches beside the proofs stopped: {payload}")
 
@@ -369,7 +366,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         nonlocal targets
         targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
                    if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
-        if budget.falsify > 0 and targets and not enumerated and lane is None and (left() is None or left() > 1):
+        if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
             search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
 
     # a counterexample to induction of an asked invariant hints at a violation: search before
@@ -587,11 +584,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                            "gap": 0 if hi else None, "by": "exhaustive",
                            "witness_games": [explore.trace_json(game, x[1]) if x else None for x in (lo, hi)]})
     elif only is None:
-        for key, (value, history) in lane_best.items():
-            sign = {"low": -1, "high": 1}[key[1]]
-            if key not in best or sign * value > sign * best[key][0]:
-                best[key] = (value, history)
-        if budget.falsify > 0 and lane is None:
+        if budget.falsify > 0:
             seconds = WITNESS_SHARE_OF_SEARCH * budget.falsify
             if left() is not None:
                 seconds = min(seconds, WITNESS_SHARE * left())
