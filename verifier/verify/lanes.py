@@ -1,12 +1,11 @@
 """The search lane: `verify`'s searches for broken rules in a forked process, racing the proofs.
 
 With a core to spare (one player count and `--jobs` 2 or more), the searches need not wait
-for the proofs, nor the proofs for them: random play, the search for an endless game, the
+for the proofs, nor the proofs for them: random play, the search for an endless game and the
 first directed search (beam and swarm) run in a child process while the parent builds the
-transition system and proves: what the searches-first order does before its proofs, with the
+transition system and proves — what the searches-first order does before its proofs, with the
 same shares of the time (the second directed search and the extreme-score games stay in the
-parent, after the proofs). The first conclusive answer for a
-property wins:
+parent, after the proofs: see `QUICK_SHARE`). The first conclusive answer for a property wins:
 
 - a violation the child finds is a real game, replayed by the engine before it is sent (as
   every search's findings are); the parent takes it at its next stage and proves no more of
