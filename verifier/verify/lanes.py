@@ -5,7 +5,7 @@ for the proofs, nor the proofs for them: random play, the search for an endless 
 first directed search (beam and swarm) run in a child process while the parent builds the
 transition system and proves — what the searches-first order does before its proofs, with the
 same shares of the time (the second directed search and the extreme-score games stay in the
-parent, after the proofs: see `QUICK_SHARE`). The first conclusive answer for a property wins:
+parent, after the proofs: see `LanePlan.shares`). The first conclusive answer for a property wins:
 
 - a violation the child finds is a real game, replayed by the engine before it is sent (as
   every search's findings are); the parent takes it at its next stage and proves no more of
@@ -34,16 +34,6 @@ from .falsify import confirms, falsify
 
 __all__ = ["LanePlan", "SearchLane"]
 
-# shares of the time left, as when the searches come first (run.py): random play's, the
-# endless-game search's, the first directed search's. The child does only what the
-# searches-first order does before its proofs: on this machine's two cores a second busy
-# process slows a Z3 query 1.56 times (a pigeonhole query, 14.5 s alone, 22.6 s beside a busy
-# loop), so a search beside the proofs for as long as they run cost a one-count example its
-# proofs (breakthrough at `--budget 60`); the second directed search and the extreme-score
-# games stay in the parent, after the proofs, as before
-RANDOM_SHARE = 0.1
-LASSO_SHARE = 0.2
-QUICK_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -56,6 +46,14 @@ class LanePlan:
     falsify: float  # seconds of directed search at most (0: none)
     lasso: bool  # look for an endless game
     deadline: float | None  # time.perf_counter() at which the count's budget ends
+    # the shares of the time left that random play, the endless-game search and the directed
+    # search take, as when the searches come first (run.py). The child does only what that
+    # order does before its proofs: on this machine's two cores a second busy process slows a
+    # Z3 query 1.56 times (a pigeonhole query, 14.5 s alone, 22.6 s beside a busy loop), so a
+    # search beside the proofs for as long as they ran cost a one-count example its proofs
+    # (breakthrough at `--budget 60`); the second directed search and the extreme-score games
+    # stay in the parent, after the proofs
+    shares: tuple = (0.1, 0.2, 0.1)
 
 
 class SearchLane:
@@ -111,8 +109,8 @@ class SearchLane:
             self._settled.put(sorted(new))
 
     def finish(self, timeout: float = 60.0) -> list:
-        """Stop the directed search, let the child send what it found (and its extreme-score
-        games, within their share), and return its last messages."""
+        """Stop the directed search, let the child send what it found, and return its last
+        messages."""
         self._stop.set()
         self._relay.join(timeout)
         if self._proc.is_alive():
@@ -128,8 +126,8 @@ def _property(finding) -> str:
 
 
 def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
-    """The child's program: random play, the endless-game search, the directed search, the
-    extreme-score games, each sending what it found as soon as it ends."""
+    """The child's program: random play, the endless-game search, the directed search, each
+    sending what it found as soon as it has it."""
     def say(text: str) -> None:
         out.put(("say", text))
 
@@ -141,6 +139,7 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
         rest = left()
         return None if rest is None else time.monotonic() + share * rest
 
+    random_share, lasso_share, directed_share = plan.shares
     settled: set = set()
     sent: dict = {}  # property -> the length of the game sent for it
 
@@ -169,31 +168,25 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
             say(f"searching {plan.games} random games, beside the proofs")
             t = time.perf_counter()
             found = explore.search(game, games=plan.games, max_steps=plan.max_steps, seed=plan.n,
-                                   deadline=within(RANDOM_SHARE))
+                                   deadline=within(random_share))
             broken |= {_property(f) for f in found.findings}
             out.put(("found", (found.findings, "search", time.perf_counter() - t)))
         if plan.lasso:
             say("looking for an endless game, beside the proofs")
             t = time.perf_counter()
-            lasso = explore.find_lasso(game, seed=plan.n, max_steps=plan.max_steps, deadline=within(LASSO_SHARE)).lasso
+            lasso = explore.find_lasso(game, seed=plan.n, max_steps=plan.max_steps, deadline=within(lasso_share)).lasso
             out.put(("lasso", (lasso, time.perf_counter() - t)))
-
-        def directed(seed: int) -> None:
-            """The directed search for what is neither broken nor settled, within --search."""
-            poll({})
-            targets = [x for x in plan.targets if x not in broken and x not in sent and x not in settled]
-            rest = left()
-            if plan.falsify > 0 and targets and not stop.is_set() and (rest is None or rest > 1):
-                say(f"beam and swarm search for {len(targets)} properties, beside the proofs")
-                seconds = plan.falsify if rest is None else min(plan.falsify, QUICK_SHARE * rest)
-                findings = falsify(game, program, targets, seconds=seconds, seed=seed, progress=say,
-                                   max_steps=plan.max_steps, strategies=("beam", "swarm"), poll=poll)
-                out.put(("found", ([f for f in findings
-                                    if len(f.history) < sent.get(_property(f), len(f.history) + 1)],
-                                   "directed", None)))
-                broken.update(_property(f) for f in findings)
-
-        directed(plan.n)
+        # the directed search, for what is neither broken nor settled
+        poll({})
+        targets = [x for x in plan.targets if x not in broken and x not in settled]
+        rest = left()
+        if plan.falsify > 0 and targets and not stop.is_set() and (rest is None or rest > 1):
+            say(f"beam and swarm search for {len(targets)} properties, beside the proofs")
+            seconds = plan.falsify if rest is None else min(plan.falsify, directed_share * rest)
+            findings = falsify(game, program, targets, seconds=seconds, seed=plan.n, progress=say,
+                               max_steps=plan.max_steps, strategies=("beam", "swarm"), poll=poll)
+            out.put(("found", ([f for f in findings if len(f.history) < sent.get(_property(f), len(f.history) + 1)],
+                               "directed", None)))
     except BaseException as exc:  # told to the parent, which reports the proofs without this lane
         error = f"{type(exc).__name__}: {exc}"
     finally:

@@ -191,6 +191,7 @@ def _sample(game: Game, games: int, seed: int, max_steps: int):
 KEY_OF_KIND = {explore.INVARIANT: None, explore.DEADLOCK: "no_deadlock", explore.RULE_ERROR: "well_formed"}
 
 # shares of the time left (of --budget) each stage may take; what a stage does not use, the next gets
+RANDOM_SHARE = 0.1  # random play, first of all
 LASSO_SHARE = 0.2  # deterministic policies looking for a cycle, where loops have no measure
 EXHAUSTIVE_SHARE_OF_BUDGET = 0.15  # explicit-state search of the whole game (it stops early on big games)
 QUICK_SEARCH_SHARE = 0.1  # a first, short directed search: most broken rules break early
@@ -263,18 +264,23 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         say(f"searching {budget.games} random games")
         t = time.perf_counter()
         found = explore.search(game, games=budget.games, max_steps=budget.max_steps, seed=n,
-                               deadline=_monotonic(until(0.1)))
+                               deadline=_monotonic(until(RANDOM_SHARE)))
         take(found.findings, "search", time.perf_counter() - t)
     # an endless game, where the flow's loops do not bound the game's length
     length = max_length(program, n)
     lasso, lasso_seconds = None, 0.0
     want_lasso = wanted("termination") and (length.decisions is None or length.chance is None)
-    if want_lasso and not use_lane:
+
+    def look_for_a_lasso() -> None:
+        nonlocal lasso, lasso_seconds
         say("looking for an endless game")
         t = time.perf_counter()
         lasso = explore.find_lasso(game, seed=n, max_steps=budget.max_steps,
                                    deadline=_monotonic(until(LASSO_SHARE))).lasso
         lasso_seconds = time.perf_counter() - t
+
+    if want_lasso and not use_lane:
+        look_for_a_lasso()
     # well_formed is searched for whatever is asked: the proofs of the rest assume it
     targets = [x for x in spec_names + ["no_deadlock", RESTS_ON] if (wanted(x) or x == RESTS_ON)
                and x not in violated]
@@ -306,13 +312,9 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     if use_lane and not enumerated:
         lane = SearchLane(game, program, LanePlan(
             n, tuple(targets) if budget.falsify > 0 else (), budget.games, budget.max_steps, budget.falsify,
-            want_lasso, deadline), say)
+            want_lasso, deadline, (RANDOM_SHARE, LASSO_SHARE, QUICK_SEARCH_SHARE)), say)
     elif use_lane and want_lasso and not acyclic:  # every state checked, but one comes back
-        say("looking for an endless game")
-        t = time.perf_counter()
-        lasso = explore.find_lasso(game, seed=n, max_steps=budget.max_steps,
-                                   deadline=_monotonic(until(LASSO_SHARE))).lasso
-        lasso_seconds = time.perf_counter() - t
+        look_for_a_lasso()
 
     def from_lane(last: bool = False) -> None:
         """What the child found since the last look (`last`: stop it and wait for the rest)."""
