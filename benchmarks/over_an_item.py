@@ -4,9 +4,10 @@
     .venv/bin/python benchmarks/over_an_item.py --players 3 --runs 3
     .venv/bin/python benchmarks/over_an_item.py --spec ramen_ink --budget=120
 
-A leading `all` over more than `parametric.SYMBOLIC_OVER` items is first asked as one formula
-over a symbolic item (`verifier/smt/parametric.py`, `Induction._over_an_item`: the "on"
-setting); "off" asks every claim instance by instance (`invariants.OVER_AN_ITEM = False`).
+A leading `all` over more than `parametric.SYMBOLIC_OVER` items, in a claim of more than
+`invariants.ITEM_INSTANCES` instances, is first asked as one formula over a symbolic item
+(`verifier/smt/parametric.py`, `Induction._over_an_item`: the "on" setting; a move whose
+queries so take more than `induction.ITEM_MS` is asked of the instances); "off" asks every claim instance by instance (`invariants.OVER_AN_ITEM = False`).
 The default spec, `cards`, is `tests/fixtures/cards_apart.rules`: 45 cards dealt from a deck into the players'
 hands, played onto a table and cleared onto a pile, with "each card in one place" claims of
 the kind Ramen's offer and hands need (`notes/issue11.md`). `--spec NAME` takes a seed spec's
@@ -44,8 +45,13 @@ def one(spec: str, players: int, on: bool) -> dict:
         program, _ = check_text(CARDS.read_text(encoding="utf-8"), str(CARDS))
     else:
         program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
-    return induction_run(program, players, BUDGET, lambda rel, inv: invariants._over_an_item(
-        program, players, rel.options, rel.state, inv))
+    from verifier.smt.encode import Encoder
+    from verifier.smt.engines.induction import instances_of
+
+    def param(rel, inv):
+        count = len(instances_of(Encoder(program, players, rel.options, rel.state).invariant(inv)))
+        return invariants._over_an_item(program, players, rel.options, rel.state, inv, count)
+    return induction_run(program, players, BUDGET, param)
 
 
 def main() -> None:

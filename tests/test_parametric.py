@@ -91,3 +91,27 @@ def test_a_card_left_in_the_hand_is_not_proved_either_way():
         assert out["deck_apart"].proved
         assert not out["hand_apart"].proved and not out["table_apart"].proved
         assert "hand_apart" not in ind.param_proved and "table_apart" not in ind.param_proved
+
+
+def test_where_the_symbolic_item_is_not_settled_the_move_is_asked_item_by_item(monkeypatch):
+    # every query over the symbolic card cut short at once: each move's step is then shown by
+    # the claim's instances at that move (`_by_instances`), within the same induction
+    from verifier.smt.engines import induction
+    monkeypatch.setattr(induction, "ITEM_MS", 0)
+    program, prover, system = compiled(DEAL)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    out = ind.run(claims(program, prover))
+    assert out["deck_apart"].proved and out["hand_apart"].proved and out["table_apart"].proved
+    assert ind.item_fallbacks > 0
+    assert "deck_apart" in ind.param_proved
+
+
+def test_the_instances_asked_for_the_symbolic_item_do_not_prove_a_card_left_in_the_hand(monkeypatch):
+    from verifier.smt.engines import induction
+    monkeypatch.setattr(induction, "ITEM_MS", 0)
+    program, prover, system = compiled(KEPT)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    out = ind.run(claims(program, prover))
+    assert ind.item_fallbacks > 0
+    assert not out["hand_apart"].proved and not out["table_apart"].proved
+    assert "hand_apart" not in ind.param_proved and "table_apart" not in ind.param_proved

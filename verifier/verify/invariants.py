@@ -49,12 +49,20 @@ INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
 INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
 OLDER_SHARE = 0.75  # of the time left after the induction, for the older engine (Spacer gets the rest)
 SPACER_SHARE = 0.6  # of the time left after `well_formed`'s proof, for Spacer on its open checks
-# True: a claim over many items is first asked over a symbolic item (`smt/parametric.py`). Off:
-# measured (twentieth stop, `notes/issue11.md`) it proved nothing the instances one by one did
-# not, and took longer (on a seed game, "a card in the deck is nowhere else" 97–147 s against
-# 34 s; "a card in a hand is nowhere else" out of reach either way, its query at the reveal
-# given up on); `benchmarks/over_an_item.py` compares the two
-OVER_AN_ITEM = False
+# True: a claim over many items is first asked over a symbolic item (`smt/parametric.py`), each
+# move's queries cut short after `induction.ITEM_MS` and the move then asked of the instances.
+# Off from the twentieth to the twenty-fifth stop: without that fallback it proved nothing the
+# instances one by one did not and took longer (on a seed game's scratch copy, "a card in the
+# deck is nowhere else" 97–147 s against 34 s). With it, and only for a claim of many
+# instances (ITEM_INSTANCES), a seed game's "each of 52 strips is in one place at most" is
+# proved alone in 24–55 s, where one by one it runs out of time (`notes/issue11.md`,
+# twenty-fifth stop);
+# `benchmarks/over_an_item.py` compares the two
+OVER_AN_ITEM = True
+# a claim is read over a symbolic item only with more instances than this: a seed game's claim
+# over 42 squares, 12 instances once simplified, took 9.8 s so against 0.3 s one by one, its
+# instances in one query per move (`Induction._batch`)
+ITEM_INSTANCES = 16
 PATH_SHARE = 0.15  # of the time left after the intervals, at most, for the facts of the flow's structure
 
 
@@ -117,8 +125,10 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
             around.run([Claim("the loops around the claimed decision points", None, loops)], [])
             where_loops_are = [f for f in around.lemmas if f not in lemmas]
             lemmas += where_loops_are
-        claims = [Claim(inv.name, inv, instances_of(Encoder(p, n, options, rel.state).invariant(inv)),
-                        _over_an_item(p, n, options, rel.state, inv)) for inv in live]
+        claims = []
+        for inv in live:
+            instances = instances_of(Encoder(p, n, options, rel.state).invariant(inv))
+            claims.append(Claim(inv.name, inv, instances, _over_an_item(p, n, options, rel.state, inv, len(instances))))
         # a claim the intervals settle needs no query
         open_claims = []
         for c in claims:
@@ -268,9 +278,13 @@ class _Late(Exception):
     pass
 
 
-def _over_an_item(p, n: int, options: dict, state, inv):
-    """The claim over a symbolic item of its leading `all`s over many items (`smt/parametric.py`)."""
-    return parametric(Encoder(p, n, options, state), inv) if OVER_AN_ITEM else None
+def _over_an_item(p, n: int, options: dict, state, inv, instances: int):
+    """The claim over a symbolic item of its leading `all`s over many items (`smt/parametric.py`),
+    where it has more than ITEM_INSTANCES instances: fewer, one query for all of them at a move
+    (`Induction._batch`) settles it as quickly."""
+    if not OVER_AN_ITEM or instances <= ITEM_INSTANCES:
+        return None
+    return parametric(Encoder(p, n, options, state), inv)
 
 
 def _share(deadline: float | None, share: float) -> float | None:

@@ -18,9 +18,11 @@ be unreachable: the instance is dropped, not refuted). An unsatisfiable answer i
 instances it assumed, and re-used while they all stay live.
 
 A claim over many items (a leading `all` over 45 cards) that comes with its reading over a
-symbolic item (`Claim.param`, `smt/parametric.py`; `verify` gives none today, see
-`invariants.OVER_AN_ITEM`) is asked first as those few formulas (`_over_an_item`): one query per
-move instead of one per item, assuming the formulas at the items the move names (`_with_named`).
+symbolic item (`Claim.param`, `smt/parametric.py`; `verify` gives it to claims of many
+instances, see `invariants.OVER_AN_ITEM`) is asked first as those few formulas
+(`_over_an_item`): one query per move instead of one per item, assuming the formulas at the
+items the move names (`_with_named`); a move whose queries so are not settled within `ITEM_MS`
+is asked of the claim's instances (`_by_instances`).
 
 The interval facts rest on the run-time checks holding (see `intervals.py`), and so does every
 proof here: it says so (`rests_on`).
@@ -54,6 +56,10 @@ RETRY_ALONE = True
 # of a claim's share of the time, at most this part for its one query per move over a symbolic
 # item (`Claim.param`) before its instances are asked one by one
 PARAM_SHARE = 0.5
+# what a move's queries over a symbolic item may take (milliseconds, in all) before the claim's
+# instances are asked at that move instead (`_by_instances`); None: the claim is left to its
+# instances one by one at the first query the solver gives up on, as before
+ITEM_MS: int | None = 3000
 # a claim the solver gave up on in its first pass gets a second look whose queries get at most
 # this long each (seconds), and which stops at the first one the solver gives up on: one that a
 # later claim's statement settles takes a fraction of a second then (on a seed game, 0.1 s after
@@ -136,6 +142,8 @@ class Induction:
         self._positions: frozenset | None = None  # ids of the loops' position leaves (no items)
         self._instantiated: dict = {}  # (id(transition), formula id) -> its instantiations there
         self.param_proved: list = []  # names of the claims proved over a symbolic item
+        self._param_instances: dict = {}  # formula id over a symbolic item -> its claim's instances
+        self.item_fallbacks = 0  # moves where a claim over a symbolic item was asked item by item
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -268,7 +276,9 @@ class Induction:
                 record(c, Outcome(True, "item"), alive)
             else:
                 pending.append(c)
-        if len(pending) > 1:
+        # (one alone too: it may rest on a claim proved after its first try, a claim over strips
+        # on one over the piles that hold them)
+        if pending and (len(pending) > 1 or len(known) > len(assumed[pending[0].name])):
             share(len(pending))
             try:
                 together = self._over_an_item(pending, known)
@@ -318,6 +328,7 @@ class Induction:
         for c in claims:
             for f in c.param.formulas:
                 self._params[f.get_id()] = c.param
+                self._param_instances[f.get_id()] = c.instances
         share = self.deadline
         if share is not None:
             now = time.perf_counter()
@@ -325,7 +336,7 @@ class Induction:
         try:
             out, _ = self._houdini([Claim(c.name, c.node, list(c.param.formulas)) for c in claims],
                                    [f for f in known if f.get_id() not in self._expansions],
-                                   give_up_at_sat=len(claims) == 1, give_up_at_unknown=True)
+                                   give_up_at_sat=len(claims) == 1, give_up_at_unknown=ITEM_MS is None)
         finally:
             self.deadline = share
         done = {}
@@ -451,7 +462,7 @@ class Induction:
                         for key, f in list(live.items()):
                             if key in dropped or key in settled:
                                 continue
-                            out = self._check(d, tr, v, key, f, live, assumed, support, dropped)
+                            out = self._check_item_or_instance(d, tr, v, key, f, live, assumed, support, dropped)
                             if out is not None:
                                 dropped[key] = out
                                 failed.setdefault(owner[key], out)
@@ -466,6 +477,56 @@ class Induction:
             for key in dropped:
                 live.pop(key, None)
         return self._outcomes(claims, failed, None), list(live.values())
+
+    def _check_item_or_instance(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
+        """`_check`; for a formula over a symbolic item (with `ITEM_MS`), its queries cut short
+        after ITEM_MS in all and, where they do not settle it, the claim's instances asked at
+        this move (`_by_instances`): one query per move where the symbolic item is easy, the
+        instances where it is not (on a seed game the one is quick at some moves, the other at
+        others)."""
+        if ITEM_MS is None or key not in self._param_instances:
+            return self._check(d, tr, v, key, f, live, given, support, dropped)
+        real = self.deadline
+        cut = time.perf_counter() + ITEM_MS / 1000
+        self.deadline = cut if real is None else min(real, cut)
+        try:
+            out = self._check(d, tr, v, key, f, live, given, support, dropped)
+        finally:
+            self.deadline = real
+        if out is None or out.kind == "sat" or self._late():
+            return out
+        self.item_fallbacks += 1
+        return self._by_instances(d, tr, v, key, live, given, support, dropped)
+
+    def _by_instances(self, d, tr, v, key, live, given, support, dropped) -> Outcome | None:
+        """None if the move keeps every instance of the claim the formula `key` (over a symbolic
+        item) states. Sound as a step of the same induction: where the claim holds before the
+        move, so do all its instances (assumed here, with every live formula and lemma, and the
+        instances of the other live claims over an item), and all of them after it is the claim
+        after it, at every item."""
+        dag = self.sys.dag
+        mine = {dag.add(f): f for f in self._param_instances[key]}
+        hyps = dict(given)
+        for k, f in live.items():
+            if k in dropped:
+                continue
+            hyps[k] = f
+            for g in self._param_instances.get(k, ()):
+                hyps.setdefault(dag.add(g), g)
+        for k in mine:
+            hyps.pop(k, None)
+        for k in list(mine) + list(hyps):
+            if k not in support:
+                support[k] = dag.support(k)
+        settled, refuted = self._batch(d, tr, v, mine, hyps, support, {}, True)
+        if refuted:
+            return refuted[0][1]
+        for k, f in mine.items():
+            if k not in settled:
+                out = self._check(d, tr, v, k, f, mine, hyps, support, {})
+                if out is not None:
+                    return out
+        return None
 
     def _also_broken(self, tr, out: Outcome, live: dict, dropped: dict):
         """(key, Outcome) of every other live instance that the counterexample `out` breaks too.
@@ -525,6 +586,11 @@ class Induction:
                 continue
             changed.append((key, post))
         if len(changed) < 2 or (self.deadline is not None and time.perf_counter() > self.deadline):
+            return set(), []
+        if all(key in self._params for key, _ in changed):
+            # a few formulas over a symbolic item: each is already one query for every item,
+            # and together they made a glance the solver gave up on at most moves of a seed
+            # game (1.5 s each, then the formulas one by one anyway)
             return set(), []
         target = 0
         for _, post in changed:
@@ -976,6 +1042,7 @@ class Induction:
         first = min(self.timeout_ms, SYMBOLIC_MS) if splits else self.timeout_ms
         if ms is not None:
             first = min(first, ms)
+
         r, info = self._solve(parts, first, simplify_first)
         if r == z3.unknown and splits:
             return self._split(parts, splits)
