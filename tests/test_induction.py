@@ -853,3 +853,20 @@ def test_a_deadlock_not_ruled_out_says_what_the_moves_conditions_read_there():
     assert verdict.status == "unknown" and "has no legal move" in verdict.reason
     assert verdict.details["state_before"] == {f"stock{{{k}}}": False for k in range(6)}
     assert verdict.reason.endswith("what the moves' conditions read there: stock = {}")
+
+
+def test_a_claim_whose_first_pass_is_cut_short_is_asked_again_last_without_the_limit(monkeypatch):
+    # every check of the first pass cut short at once (each move's instances asked one by one,
+    # not in one query for all): each claim is left there, and proved (or not) by the later
+    # passes, as it would have been
+    from test_parametric import DEAL, KEPT, claims, compiled
+    from verifier.smt.engines import induction
+    from verifier.smt.engines.intervals import analyse
+    monkeypatch.setattr(induction, "FIRST_S", 0)
+    monkeypatch.setattr(induction.Induction, "_batch", lambda self, *args, **kw: (set(), []))
+    for text, proved in ((DEAL, {"deck_apart", "hand_apart", "table_apart"}), (KEPT, {"deck_apart"})):
+        program, prover, system = compiled(text)
+        ind = induction.Induction(system, analyse(system, None), timeout=10)
+        out = ind.run(claims(program, prover, over_an_item=False))
+        assert ind.cut_in_first_pass == ["deck_apart", "hand_apart", "table_apart"]
+        assert {name for name, o in out.items() if o.proved} == proved

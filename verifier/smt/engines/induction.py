@@ -67,6 +67,13 @@ ITEM_MS: int | None = 3000
 # one use. Not a cap on the claim: a count kept through a loop's iterations is a hundred queries
 # of 0.2 s each (a cap of 2 s a claim left two such claims unproved on a seed game)
 AGAIN_S = 2.0
+# each instance's check at a move, in a claim's first pass, at most this long (seconds, every
+# query of it; None: no limit), the claim left at the first one cut short and asked again last,
+# after the others, without it (`run`): on a seed game four claims spent 38 s of a 63 s stage
+# on their first pass, each running out of its share at one move (a query given up on, then
+# the move's choice value by value), and one of them was then proved in 0.2 s in the second
+# look, with what the later claims state
+FIRST_S: float | None = 3.0
 # the first look at an instance whose successor reads much the instance does not (`_abstract`)
 ABSTRACT_MS = 1000
 # one iteration of a decision-free loop on the way of a move (`_through_cuts`): its abstracted
@@ -144,6 +151,8 @@ class Induction:
         self.param_proved: list = []  # names of the claims proved over a symbolic item
         self._param_instances: dict = {}  # formula id over a symbolic item -> its claim's instances
         self.item_fallbacks = 0  # moves where a claim over a symbolic item was asked item by item
+        self.check_cap: float | None = None  # seconds each instance's check may take (`_check_within`)
+        self.cut_in_first_pass: list = []  # after `run`: the claims whose first pass FIRST_S cut short
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -228,7 +237,9 @@ class Induction:
         (what a later claim states can keep a query small; together they would only be
         harder). A claim over many items (`Claim.param`) is first asked over a symbolic item,
         on its own; those not proved so, together; and only then instance by instance, after
-        the other claims' first pass (`_over_an_item`)."""
+        the other claims' first pass (`_over_an_item`). In the first pass each instance's check
+        at a move has FIRST_S; a claim cut short there, and one over a symbolic item not proved,
+        are asked again last (`_last`)."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
@@ -250,18 +261,27 @@ class Induction:
             if final is not None:
                 self.deadline = time.perf_counter() + (final - time.perf_counter()) / (to_go + 1)
 
+        capped: set = set()  # claims whose first pass stopped at a query cut short by FIRST_S
+
         def alone(c: Claim, to_go: int) -> None:
             assumed[c.name] = set(seen)
             share(to_go)
+            cap = FIRST_S is not None and len(claims) > 1
+            self.check_cap = FIRST_S if cap else None
             try:
-                out, alive = self._houdini([c], known, give_up_at_sat=len(claims) > 1)
+                out, alive = self._houdini([c], known, give_up_at_sat=len(claims) > 1, give_up_at_unknown=cap)
             finally:
-                self.deadline = final
+                self.deadline, self.check_cap = final, None
+            if cap and out[c.name].kind == "unknown":
+                capped.add(c.name)
             record(c, out[c.name], alive)
 
         # the claims over many items that one query per move over a symbolic item did not prove
         # on their own: asked so together (they may rest on each other), then instance by instance
+        # — but not one that ran out of its time so: each move the symbolic item does not settle
+        # is already asked of its instances, and one by one from the start they are only slower
         pending: list[Claim] = []
+        item_out: dict[str, Outcome] = {}  # a claim over a symbolic item -> its last try's outcome
         for i, c in enumerate(claims):
             if c.param is None:
                 alone(c, len(claims) - i + len(pending))
@@ -269,29 +289,37 @@ class Induction:
             assumed[c.name] = set(seen)
             share(len(claims) - i + len(pending))
             try:
-                alive = self._over_an_item([c], known).get(c.name)
+                done, outs = self._over_an_item([c], known)
             finally:
                 self.deadline = final
-            if alive is not None:
-                record(c, Outcome(True, "item"), alive)
+            if c.name in done:
+                record(c, Outcome(True, "item"), done[c.name])
             else:
                 pending.append(c)
+                item_out[c.name] = outs[c.name]
         # (one alone too: it may rest on a claim proved after its first try, a claim over strips
         # on one over the piles that hold them)
         if pending and (len(pending) > 1 or len(known) > len(assumed[pending[0].name])):
             share(len(pending))
             try:
-                together = self._over_an_item(pending, known)
+                together, outs = self._over_an_item(pending, known)
             finally:
                 self.deadline = final
             for c in pending:
                 if c.name in together:
                     record(c, Outcome(True, "item"), together[c.name])
+                else:
+                    item_out[c.name] = outs[c.name]
+        self.cut_in_first_pass = sorted(capped)
+        out_of_time = [c for c in pending if c.name not in results and item_out[c.name].kind == "time"]
+        for c in out_of_time:
+            record(c, item_out[c.name], [])
         rest = [c for c in pending if c.name not in results]
         for k, c in enumerate(rest):
             alone(c, len(rest) - k)
         broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
-        gave_up = [c for c in claims if not results[c.name].proved and results[c.name].kind != "sat"]
+        gave_up = [c for c in claims if not results[c.name].proved and results[c.name].kind != "sat"
+                   and c not in out_of_time]
         left: list = []
         if len(claims) > 1:
             # each broken claim again on its own, assuming what every claim of the first pass left
@@ -302,7 +330,12 @@ class Induction:
             together = self._again(broken, lemmas, results, proved, assumed, final, 1) if RETRY_ALONE else broken
             if together:
                 others = [f for name, alive in proved.items() for f in alive]
-                out, left = self._houdini(together, lemmas + others)
+                if capped and final is not None:  # half the time left at most: the claims cut short come last
+                    self.deadline = time.perf_counter() + (final - time.perf_counter()) / 2
+                try:
+                    out, left = self._houdini(together, lemmas + others)
+                finally:
+                    self.deadline = final
                 for c in together:
                     if out[c.name].proved or out[c.name].kind == "sat":
                         results[c.name] = out[c.name]
@@ -311,16 +344,62 @@ class Induction:
                 # without what a later claim states, a query that one assumption settles can grow
                 # into the move's whole cone (its checks on a board it rewrites)
                 self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S)
+            left += self._last(claims, capped, lemmas + left, results, proved, final)
         # what the second pass left is inductive too (with what the first pass left)
         # (not the formulas over a symbolic item: their instances say it, over the state alone)
         self.lemmas = [f for f in lemmas + [f for alive in proved.values() for f in alive] + left
                        if f.get_id() not in self._params]
         return results
 
-    def _over_an_item(self, claims: list[Claim], known: list) -> dict[str, list]:
+    def _last(self, claims: list[Claim], capped: set, lemmas: list, results: dict, proved: dict,
+              final: float | None) -> list:
+        """With a fair share each of the time left: the claims whose first pass a check cut short
+        (`FIRST_S`), without that limit, and those over a symbolic item not proved (so again),
+        round after round while a round proves one more claim (one may rest on another: a claim
+        over strips on one over the piles that hold them); then the broken ones together with
+        every claim still broken, as after the first pass. Updates `results` and `proved`; returns
+        the instances that together pass left (inductive with `lemmas` and what is proved)."""
+        items = [c for c in claims if c.param is not None and c.name in results and not results[c.name].proved]
+        late = items + [c for c in claims if c.name in capped and c not in items]
+        tried: dict[str, int] = {}  # claim -> how many claims were proved when it was last tried
+        while True:
+            count = sum(1 for r in results.values() if r.proved)
+            todo = [c for c in late if not results[c.name].proved and tried.get(c.name, -1) < count]
+            if not todo or (final is not None and time.perf_counter() >= final):
+                break
+            for k, c in enumerate(todo):
+                tried[c.name] = sum(1 for r in results.values() if r.proved)
+                if final is not None:
+                    self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(todo) - k + 1)
+                known = lemmas + [f for alive in proved.values() for f in alive]
+                try:
+                    if c.param is not None:
+                        done, out = self._over_an_item([c], known, 1.0)
+                        alive = done.get(c.name, [])
+                        if out[c.name].proved:
+                            out = {c.name: Outcome(True, "item")}
+                    else:
+                        out, alive = self._houdini([c], known, give_up_at_sat=True)
+                finally:
+                    self.deadline = final
+                if out[c.name].proved or out[c.name].kind == "sat":
+                    results[c.name] = out[c.name]
+                if out[c.name].proved:
+                    proved[c.name] = alive
+        broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
+        if not any(c in late for c in broken):
+            return []
+        out, more = self._houdini(broken, lemmas + [f for alive in proved.values() for f in alive])
+        for c in broken:
+            if out[c.name].proved:
+                results[c.name] = out[c.name]
+        return more
+
+    def _over_an_item(self, claims: list[Claim], known: list, part: float = PARAM_SHARE) -> tuple[dict, dict]:
         """The claims' formulas over a symbolic item (`Claim.param`), in Houdini together with
-        `known`, within a part of the time left (`self.deadline`): for each claim every move keeps,
-        its formulas (for the later claims over an item) and its instances. A first try: at the
+        `known`, within `part` of the time left (`self.deadline`): for each claim every move keeps,
+        its formulas (for the later claims over an item) and its instances; and each claim's
+        outcome. A first try: at the
         first query the solver gives up on (and, for one claim, at the first counterexample)
         it stops, and the instances one by one take the rest of the time. The instances of
         claims proved so are not assumed (the formulas say what they say, and each would be in
@@ -332,7 +411,7 @@ class Induction:
         share = self.deadline
         if share is not None:
             now = time.perf_counter()
-            self.deadline = now + PARAM_SHARE * (share - now)
+            self.deadline = now + part * (share - now)
         try:
             out, _ = self._houdini([Claim(c.name, c.node, list(c.param.formulas)) for c in claims],
                                    [f for f in known if f.get_id() not in self._expansions],
@@ -345,7 +424,7 @@ class Induction:
                 self.param_proved.append(c.name)
                 self._expansions |= {f.get_id() for f in c.instances}
                 done[c.name] = list(c.param.formulas) + list(c.instances)
-        return done
+        return done, out
 
     def _with_named(self, tr, live: dict, given: dict, support: dict, dropped: dict) -> dict:
         """`given` with every live claim over a symbolic item (`_params`) at the items this move
@@ -462,7 +541,7 @@ class Induction:
                         for key, f in list(live.items()):
                             if key in dropped or key in settled:
                                 continue
-                            out = self._check_item_or_instance(d, tr, v, key, f, live, assumed, support, dropped)
+                            out = self._check_within(d, tr, v, key, f, live, assumed, support, dropped)
                             if out is not None:
                                 dropped[key] = out
                                 failed.setdefault(owner[key], out)
@@ -478,16 +557,19 @@ class Induction:
                 live.pop(key, None)
         return self._outcomes(claims, failed, None), list(live.values())
 
-    def _check_item_or_instance(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
-        """`_check`; for a formula over a symbolic item (with `ITEM_MS`), its queries cut short
-        after ITEM_MS in all and, where they do not settle it, the claim's instances asked at
-        this move (`_by_instances`): one query per move where the symbolic item is easy, the
-        instances where it is not (on a seed game the one is quick at some moves, the other at
-        others)."""
-        if ITEM_MS is None or key not in self._param_instances:
+    def _check_within(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
+        """`_check`, cut short where a limit applies: for a formula over a symbolic item
+        (`ITEM_MS`), its queries after ITEM_MS in all, and where they do not settle it the
+        claim's instances are asked at this move (`_by_instances`: one query per move where the
+        symbolic item is easy, the instances where it is not; on a seed game the one is quick at
+        some moves, the other at others); for any other instance, after `check_cap` seconds
+        (the first pass, `FIRST_S`), an answer "unknown"."""
+        item = ITEM_MS is not None and key in self._param_instances
+        cut_s = ITEM_MS / 1000 if item else self.check_cap
+        if cut_s is None:
             return self._check(d, tr, v, key, f, live, given, support, dropped)
         real = self.deadline
-        cut = time.perf_counter() + ITEM_MS / 1000
+        cut = time.perf_counter() + cut_s
         self.deadline = cut if real is None else min(real, cut)
         try:
             out = self._check(d, tr, v, key, f, live, given, support, dropped)
@@ -495,6 +577,8 @@ class Induction:
             self.deadline = real
         if out is None or out.kind == "sat" or self._late():
             return out
+        if not item:
+            return Outcome(False, "unknown", d, tr.label, f"not settled within {cut_s:g} s", None, f)
         self.item_fallbacks += 1
         return self._by_instances(d, tr, v, key, live, given, support, dropped)
 
