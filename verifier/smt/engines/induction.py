@@ -310,13 +310,13 @@ class Induction:
                     record(c, Outcome(True, "item"), together[c.name])
                 else:
                     item_out[c.name] = outs[c.name]
-        self.cut_in_first_pass = sorted(capped)
         out_of_time = [c for c in pending if c.name not in results and item_out[c.name].kind == "time"]
         for c in out_of_time:
             record(c, item_out[c.name], [])
         rest = [c for c in pending if c.name not in results]
         for k, c in enumerate(rest):
             alone(c, len(rest) - k)
+        self.cut_in_first_pass = sorted(capped)
         broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
         gave_up = [c for c in claims if not results[c.name].proved and results[c.name].kind != "sat"
                    and c not in out_of_time]
@@ -1126,7 +1126,6 @@ class Induction:
         first = min(self.timeout_ms, SYMBOLIC_MS) if splits else self.timeout_ms
         if ms is not None:
             first = min(first, ms)
-
         r, info = self._solve(parts, first, simplify_first)
         if r == z3.unknown and splits:
             return self._split(parts, splits)
