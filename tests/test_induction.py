@@ -855,18 +855,21 @@ def test_a_deadlock_not_ruled_out_says_what_the_moves_conditions_read_there():
     assert verdict.reason.endswith("what the moves' conditions read there: stock = {}")
 
 
-def test_a_claim_whose_first_pass_is_cut_short_is_asked_again_last_without_the_limit(monkeypatch):
-    # every check of the first pass cut short at once (each move's instances asked one by one,
-    # not in one query for all): each claim is left there, and proved (or not) by the later
-    # passes, as it would have been
-    from test_parametric import DEAL, KEPT, claims, compiled
-    from verifier.smt.engines import induction
+
+def test_the_claims_over_a_symbolic_item_left_open_are_asked_again_last():
+    # two claims over a symbolic card that rest on each other, left broken by the earlier
+    # passes (the third proved): the last stage asks each again over the symbolic card (no round proves one), then
+    # the broken ones together, which proves both
+    from test_parametric import DEAL, claims, compiled
     from verifier.smt.engines.intervals import analyse
-    monkeypatch.setattr(induction, "FIRST_S", 0)
-    monkeypatch.setattr(induction.Induction, "_batch", lambda self, *args, **kw: (set(), []))
-    for text, proved in ((DEAL, {"deck_apart", "hand_apart", "table_apart"}), (KEPT, {"deck_apart"})):
-        program, prover, system = compiled(text)
-        ind = induction.Induction(system, analyse(system, None), timeout=10)
-        out = ind.run(claims(program, prover, over_an_item=False))
-        assert ind.cut_in_first_pass == ["deck_apart", "hand_apart", "table_apart"]
-        assert {name for name, o in out.items() if o.proved} == proved
+    program, prover, system = compiled(DEAL)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    cs = claims(program, prover)
+    results = {c.name: Outcome(c.name == "deck_apart", "" if c.name == "deck_apart" else "sat") for c in cs}
+    tried = []
+    alone_or_together = ind._over_an_item
+    ind._over_an_item = lambda c, known, part: tried.append([x.name for x in c]) or alone_or_together(c, known, part)
+    deck = next(c for c in cs if c.name == "deck_apart")
+    ind._last(cs, [], results, {"deck_apart": deck.instances}, None)
+    assert tried == [["hand_apart"], ["table_apart"]]
+    assert results["hand_apart"].proved and results["table_apart"].proved

@@ -67,15 +67,6 @@ ITEM_MS: int | None = 3000
 # one use. Not a cap on the claim: a count kept through a loop's iterations is a hundred queries
 # of 0.2 s each (a cap of 2 s a claim left two such claims unproved on a seed game)
 AGAIN_S = 2.0
-# each instance's check at a move, in a claim's first pass, at most this long (seconds, every
-# query of it; None: no limit), the claim left at the first one cut short and asked again last,
-# after the others, without it (`run`): on a seed game four claims spent 38 s of a 63 s stage
-# on their first pass, each running out of its share at one move (a query given up on, then
-# the move's choice value by value), and one of them was then proved in 0.2 s in the second
-# look, with what the later claims state. Off (None): with 3 s, a seed game's count that
-# proves all 12 of its properties (155 s) left four of them unknown — the claims it rests on
-# went to the last stage, out of their order (twenty-fifth stop, `notes/issue11.md`)
-FIRST_S: float | None = None
 # the first look at an instance whose successor reads much the instance does not (`_abstract`)
 ABSTRACT_MS = 1000
 # one iteration of a decision-free loop on the way of a move (`_through_cuts`): its abstracted
@@ -153,8 +144,6 @@ class Induction:
         self.param_proved: list = []  # names of the claims proved over a symbolic item
         self._param_instances: dict = {}  # formula id over a symbolic item -> its claim's instances
         self.item_fallbacks = 0  # moves where a claim over a symbolic item was asked item by item
-        self.check_cap: float | None = None  # seconds each instance's check may take (`_check_within`)
-        self.cut_in_first_pass: list = []  # after `run`: the claims whose first pass FIRST_S cut short
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -239,9 +228,8 @@ class Induction:
         (what a later claim states can keep a query small; together they would only be
         harder). A claim over many items (`Claim.param`) is first asked over a symbolic item,
         on its own; those not proved so, together; and only then instance by instance, after
-        the other claims' first pass (`_over_an_item`). In the first pass each instance's check
-        at a move has FIRST_S, when set; a claim cut short there, and one over a symbolic item not proved,
-        are asked again last (`_last`)."""
+        the other claims' first pass (`_over_an_item`); one over a symbolic item not proved is
+        asked again last (`_last`)."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
@@ -263,19 +251,13 @@ class Induction:
             if final is not None:
                 self.deadline = time.perf_counter() + (final - time.perf_counter()) / (to_go + 1)
 
-        capped: set = set()  # claims whose first pass stopped at a query cut short by FIRST_S
-
         def alone(c: Claim, to_go: int) -> None:
             assumed[c.name] = set(seen)
             share(to_go)
-            cap = FIRST_S is not None and len(claims) > 1
-            self.check_cap = FIRST_S if cap else None
             try:
-                out, alive = self._houdini([c], known, give_up_at_sat=len(claims) > 1, give_up_at_unknown=cap)
+                out, alive = self._houdini([c], known, give_up_at_sat=len(claims) > 1)
             finally:
-                self.deadline, self.check_cap = final, None
-            if cap and out[c.name].kind == "unknown":
-                capped.add(c.name)
+                self.deadline = final
             record(c, out[c.name], alive)
 
         # the claims over many items that one query per move over a symbolic item did not prove
@@ -318,7 +300,6 @@ class Induction:
         rest = [c for c in pending if c.name not in results]
         for k, c in enumerate(rest):
             alone(c, len(rest) - k)
-        self.cut_in_first_pass = sorted(capped)
         broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
         gave_up = [c for c in claims if not results[c.name].proved and results[c.name].kind != "sat"
                    and c not in out_of_time]
@@ -332,12 +313,7 @@ class Induction:
             together = self._again(broken, lemmas, results, proved, assumed, final, 1) if RETRY_ALONE else broken
             if together:
                 others = [f for name, alive in proved.items() for f in alive]
-                if capped and final is not None:  # half the time left at most: the claims cut short come last
-                    self.deadline = time.perf_counter() + (final - time.perf_counter()) / 2
-                try:
-                    out, left = self._houdini(together, lemmas + others)
-                finally:
-                    self.deadline = final
+                out, left = self._houdini(together, lemmas + others)
                 for c in together:
                     if out[c.name].proved or out[c.name].kind == "sat":
                         results[c.name] = out[c.name]
@@ -346,23 +322,21 @@ class Induction:
                 # without what a later claim states, a query that one assumption settles can grow
                 # into the move's whole cone (its checks on a board it rewrites)
                 self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S)
-            left += self._last(claims, capped, lemmas + left, results, proved, final)
+            left += self._last(claims, lemmas + left, results, proved, final)
         # what the second pass left is inductive too (with what the first pass left)
         # (not the formulas over a symbolic item: their instances say it, over the state alone)
         self.lemmas = [f for f in lemmas + [f for alive in proved.values() for f in alive] + left
                        if f.get_id() not in self._params]
         return results
 
-    def _last(self, claims: list[Claim], capped: set, lemmas: list, results: dict, proved: dict,
+    def _last(self, claims: list[Claim], lemmas: list, results: dict, proved: dict,
               final: float | None) -> list:
-        """With a fair share each of the time left: the claims whose first pass a check cut short
-        (`FIRST_S`), without that limit, and those over a symbolic item not proved (so again),
-        round after round while a round proves one more claim (one may rest on another: a claim
+        """With a fair share each of the time left: the claims over a symbolic item not proved,
+        so again, round after round while a round proves one more claim (one may rest on another: a claim
         over strips on one over the piles that hold them); then the broken ones together with
         every claim still broken, as after the first pass. Updates `results` and `proved`; returns
         the instances that together pass left (inductive with `lemmas` and what is proved)."""
-        items = [c for c in claims if c.param is not None and c.name in results and not results[c.name].proved]
-        late = items + [c for c in claims if c.name in capped and c not in items]
+        late = [c for c in claims if c.param is not None and not results[c.name].proved]
         tried: dict[str, int] = {}  # claim -> how many claims were proved when it was last tried
         while True:
             count = sum(1 for r in results.values() if r.proved)
@@ -375,19 +349,13 @@ class Induction:
                     self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(todo) - k + 1)
                 known = lemmas + [f for alive in proved.values() for f in alive]
                 try:
-                    if c.param is not None:
-                        done, out = self._over_an_item([c], known, 1.0)
-                        alive = done.get(c.name, [])
-                        if out[c.name].proved:
-                            out = {c.name: Outcome(True, "item")}
-                    else:
-                        out, alive = self._houdini([c], known, give_up_at_sat=True)
+                    done, out = self._over_an_item([c], known, 1.0)
                 finally:
                     self.deadline = final
-                if out[c.name].proved or out[c.name].kind == "sat":
+                if c.name in done:
+                    results[c.name], proved[c.name] = Outcome(True, "item"), done[c.name]
+                elif out[c.name].kind == "sat":
                     results[c.name] = out[c.name]
-                if out[c.name].proved:
-                    proved[c.name] = alive
         broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
         if not any(c in late for c in broken):
             return []
@@ -560,18 +528,15 @@ class Induction:
         return self._outcomes(claims, failed, None), list(live.values())
 
     def _check_within(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
-        """`_check`, cut short where a limit applies: for a formula over a symbolic item
-        (`ITEM_MS`), its queries after ITEM_MS in all, and where they do not settle it the
-        claim's instances are asked at this move (`_by_instances`: one query per move where the
-        symbolic item is easy, the instances where it is not; on a seed game the one is quick at
-        some moves, the other at others); for any other instance, after `check_cap` seconds
-        (the first pass, `FIRST_S`), an answer "unknown"."""
-        item = ITEM_MS is not None and key in self._param_instances
-        cut_s = ITEM_MS / 1000 if item else self.check_cap
-        if cut_s is None:
+        """`_check`; for a formula over a symbolic item (with `ITEM_MS`), its queries cut short
+        after ITEM_MS in all and, where they do not settle it, the claim's instances asked at
+        this move (`_by_instances`): one query per move where the symbolic item is easy, the
+        instances where it is not (on a seed game the one is quick at some moves, the other at
+        others)."""
+        if ITEM_MS is None or key not in self._param_instances:
             return self._check(d, tr, v, key, f, live, given, support, dropped)
         real = self.deadline
-        cut = time.perf_counter() + cut_s
+        cut = time.perf_counter() + ITEM_MS / 1000
         self.deadline = cut if real is None else min(real, cut)
         try:
             out = self._check(d, tr, v, key, f, live, given, support, dropped)
@@ -579,8 +544,6 @@ class Induction:
             self.deadline = real
         if out is None or out.kind == "sat" or self._late():
             return out
-        if not item:
-            return Outcome(False, "unknown", d, tr.label, f"not settled within {cut_s:g} s", None, f)
         self.item_fallbacks += 1
         return self._by_instances(d, tr, v, key, live, given, support, dropped)
 
