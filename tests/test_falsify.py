@@ -122,6 +122,9 @@ invariant ne "": x != y
 invariant negated "": not (x <= 5)
 invariant conj "": x <= 5 and y >= 2
 invariant disj "": x <= 5 or y >= 2
+invariant conj_dual "": x <= 5 and y >= 2
+invariant disj_of_nots "": not (x <= 5) or not (y >= 2)
+invariant conj_of_nots "": not (x <= 5) and not (y >= 2)
 invariant every "": all(i in 0..3: x + i <= 8)
 invariant some "": any(i in 0..3 where i != 0: x + i == 9)
 invariant left_out "": all(i in 0..3 where i > x + 5: y == 0)
@@ -144,9 +147,19 @@ def test_slack_numbers_follow_the_documented_convention():
     assert v["le"] == 3 and v["lt"] == 2 and v["ge"] == -1  # 5-3+1, 5-3, 3-5+1
     assert v["eq"] == -3 and v["ne"] == 4                    # 1-|3-7|, |3-7|
     assert v["negated"] == 1 - v["le"]
-    assert v["conj"] == min(3, 7 - 2 + 1)
-    assert v["disj"] == 3  # the left side holds: the engine (and the slack) never look right
-    assert slack_values(7, 7)["disj"] == max(5 - 7 + 1, 7 - 2 + 1) and slack_values(7, 7)["conj"] == -1
+    assert v["conj"] == min(3, 7 - 2 + 1)  # both hold: the nearer to failing
+    # both hold: each must be brought to fail, so the distances add up (though the engine never
+    # evaluates the right side here); one holds: its own slack
+    assert v["disj"] == 3 + (7 - 2 + 1)
+    assert slack_values(7, 7)["disj"] == 7 - 2 + 1 and slack_values(7, 7)["conj"] == 5 - 7 + 1
+    # both fail: `and` adds up how far each is from holding (x 2 too high, y 1 too low), `or`
+    # is the nearer to holding; De Morgan's laws hold exactly
+    both_fail = slack_values(7, 0)
+    assert both_fail["conj"] == 1 - (1 - (5 - 7 + 1)) - (1 - (0 - 2 + 1)) == -3
+    assert both_fail["disj"] == max(5 - 7 + 1, 0 - 2 + 1) == -1
+    for x, y in ((3, 7), (7, 7), (7, 0), (3, 0)):
+        w = slack_values(x, y)
+        assert w["conj_dual"] == 1 - w["disj_of_nots"] and w["disj"] == 1 - w["conj_of_nots"]
     assert v["every"] == min(8 - (3 + i) + 1 for i in range(4))
     # an item `where` leaves out counts as how far `where` is from holding: i = 0 is 0 from `i != 0`
     assert v["some"] == max([0] + [1 - abs(3 + i - 9) for i in range(1, 4)])
@@ -172,7 +185,26 @@ invariant guarded_and "": not (size(q) > 0 and first(q) == 9)
     g = inline(text)
     state = g.new_initial_state()  # q is empty: `first(q)` would raise
     fns = load_slacks(g.engine.program, g.module)
-    assert [fn(state.s) >= 1 for fn in fns] == [True, True]
+    # the right side, which the engine never evaluates here, raises: the left side's slack alone
+    assert [fn(state.s) for fn in fns] == [1, 1 - 0]
+    state.s.V_q.append(3)  # the left side fails, the right reads: 9 - 3, and 1 - (1 - |3 - 9|)
+    assert [fn(state.s) for fn in fns] == [6, 6]
+
+
+def test_the_search_is_steered_by_each_side_of_a_conjunction():
+    """A seed game's state where a reward is due while the hand holds 2 action cards: random
+    play reaches it about once in 60 games (seed 0: in game 259). With `and`/`or` read as
+    `min`/`max`, the left side alone (the second side is 1 from holding whenever no reward is
+    due), the beam and the swarm did not reach it in 40 s at seeds 0, 1 and 2, nor the beam alone
+    in 60 s at seeds 0 and 1; with the sides' distances added up, the beam alone reaches it in
+    1.1-5.4 s at seeds 0-3 (the swarm, by luck, sometimes either way: not asked here)."""
+    from verifier.engine.runtime import Engine
+    from verifier.frontend import load_program
+    from verifier.query import query_program
+    q = query_program(load_program(SPEC_PATHS["wasabi"])[0], "rewards > 0 and card_count(current) == 2")
+    g = Game(Engine(q.program), 2, {})
+    found = falsify(g, q.program, [q.name], seconds=60, seed=0, strategies=("beam",))
+    assert [f.name for f in found] == [q.name]
 
 
 @pytest.mark.parametrize("name", sorted(SPEC_PATHS))

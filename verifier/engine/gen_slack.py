@@ -13,19 +13,25 @@ change that. The convention, on integers:
 | `a == b`      | `1 - abs(a - b)`       |
 | `a != b`      | `abs(a - b)`           |
 | `not c`       | `1 - slack(c)`         |
-| `a and b`     | `min` (`a` alone when it fails)  |
-| `a or b`      | `max` (`a` alone when it holds)  |
+| `a and b`     | `min` when both hold, else `1 - sum of (1 - slack)` over the failing sides |
+| `a or b`      | `max` when both fail, else the sum of the holding sides' slacks |
 | `all` / `any` | `min` / `max` over the items (empty: `UNBOUNDED` / 0) |
 | anything else | 1 if it holds, else 0  |
 
 With `not c` as `1 - slack(c)`, De Morgan's laws hold exactly (negation is
 pushed inward for free) and the table for `>`/`>=` follows from `<=`/`<`.
+`and`/`or` add up the distances of the sides that must change (robustness in
+signal-temporal logic takes `min`/`max` throughout): to make `a and b` hold,
+each failing side must be brought to hold, so a search sees progress on
+either; with `min`, `rewards > 0 and n == 2` reads the same at every n while
+no reward is due.
 Comparisons take this form only between declared integer ranges: a player,
 an enum or a catalogue item is a name, and its numeric distance means nothing.
 
-Partial operations stay as safe as the engine makes them: `and`/`or` short
-circuit as the engine does (the right side is not evaluated when the left
-decides), and an `all`/`any` item whose `where` fails is not evaluated either:
+Partial operations stay as safe as the engine makes them: where the engine
+does not evaluate the right side of `and`/`or` (the left decides), the slack
+still reads it, and an error it raises there, which the engine would never
+meet, leaves the left side's slack alone; an `all`/`any` item whose `where` fails is not evaluated either:
 it contributes how far the `where` is from holding (for `all`, `1 - slack`,
 which holds; for `any`, the `where`'s own slack, which does not). A boolean definition
 called from an invariant is compiled into the caller with its arguments bound
@@ -50,6 +56,35 @@ UNBOUNDED = 1 << 20  # the slack of `all` over no items: nothing to break yet
 INLINE_DEPTH = 4      # boolean definitions compiled into their callers, this deep
 
 _FLIPPED = {">": "<", ">=": "<="}
+
+
+# `and`/`or` as the module's table says, given the left side's slack and the right side's
+# (a function where the engine would not evaluate it: the left side alone if it raises)
+_HELPERS = """
+
+def _and_holds(a, b):
+    return min(a, b) if b >= 1 else b
+
+
+def _and_fails(a, right):
+    try:
+        b = right()
+    except Exception:
+        return a
+    return a - max(1 - b, 0)
+
+
+def _or_fails(a, b):
+    return max(a, b) if b <= 0 else b
+
+
+def _or_holds(a, right):
+    try:
+        b = right()
+    except Exception:
+        return a
+    return a + max(b, 0)
+"""
 
 
 class SlackGen(CodeGen):
@@ -82,12 +117,18 @@ class SlackGen(CodeGen):
 
     def k_Binary(self, e):
         op = e.op
-        if op == "and":  # the right side only when the left holds, as the engine evaluates it
+        # both sides, where the engine evaluates one only: where the left side decides, the
+        # right still says how far the whole is from changing (`x == 0 or y != 2` read as the
+        # left alone is 1 at every y while x is 0, and a search steered by it is blind to y).
+        # There the right side may be a partial operation the left guards: it is read through
+        # a function that falls back on the left alone if it raises (`_HELPERS`)
+        if op in ("and", "or"):
             t = self.temp()
-            return f"({t} if ({t} := {self.slack(e.left)}) <= 0 else min({t}, {self.slack(e.right)}))"
-        if op == "or":
-            t = self.temp()
-            return f"({t} if ({t} := {self.slack(e.left)}) >= 1 else max({t}, {self.slack(e.right)}))"
+            right = self.slack(e.right)
+            decided, lazy, plain = ("<= 0", "_and_fails", "_and_holds") if op == "and" else \
+                (">= 1", "_or_holds", "_or_fails")
+            return f"({lazy}({t}, lambda: {right}) if ({t} := {self.slack(e.left)}) {decided} " \
+                   f"else {plain}({t}, {right}))"
         numeric = isinstance(self.T(e.left), IntT) and isinstance(self.T(e.right), IntT)
         if not numeric or op not in ("<", "<=", ">", ">=", "==", "!="):
             return self.truth(e)
@@ -145,7 +186,7 @@ class SlackGen(CodeGen):
 
     def slack_source(self) -> str:
         """`_slack<i>(s)` per invariant, in the order of the engine's `INVARIANTS`, and `SLACKS`."""
-        lines = []
+        lines = [_HELPERS]
         with self.reading():
             for i, inv in enumerate(self.p.invariants):
                 lines += ["", "", f"def _slack{i}(s):",
