@@ -873,3 +873,68 @@ def test_the_claims_over_a_symbolic_item_left_open_are_asked_again_last():
     ind._last(cs, [], results, {"deck_apart": deck.instances}, None)
     assert tried == [["hand_apart"], ["table_apart"]]
     assert results["hand_apart"].proved and results["table_apart"].proved
+
+
+# the tallies' loop runs only while scoring is on (a move turns it off): after the move, each
+# leaf the loop writes is "the loop's end if scoring, else as before"
+TALLIES_SCORING = TALLIES.replace('''var finished: bool = false''', '''var finished: bool = false
+var scoring: bool = true''').replace('''      move stop() "stops" { finished = true }''', '''      move stop() "stops" { finished = true }
+      move pause() "pauses the scoring" { scoring = false }''').replace('''    for r in collect(y in Slot where y in held) {''', '''    if scoring {
+    for r in collect(y in Slot where y in held) {''').replace('''        tally += 1
+      }
+    }''', '''        tally += 1
+      }
+    }
+    }''')
+
+
+def guard_unfixed_given_up(ind: Induction) -> Induction:
+    """Plant in `ind` a solver that gives up on every query about a move as a whole (goal not
+    `false`) unless "scoring" is fixed true or false among its assumptions: on a seed game's
+    count of 52 items, the query after a loop under an `if` took Z3 beyond 30 s, and 0.02 s
+    with the `if`'s condition fixed either way."""
+    ask = ind._ask
+
+    def planted(d, bits, conds, hyps, case, post, *rest, **kw):
+        fixed = any(str(h) in ("scoring@0", "Not(scoring@0)") for h in hyps)
+        if not z3.is_false(post) and not fixed:
+            ind.queries += 1
+            return z3.unknown, "planted"
+        return ask(d, bits, conds, hyps, case, post, *rest, **kw)
+    ind._ask = planted
+    return ind
+
+
+def test_what_follows_a_loop_under_an_if_is_asked_with_its_condition_fixed(monkeypatch):
+    """The tallies' loop under `if scoring`: the planted solver answers a query about the whole
+    move only with "scoring" fixed. The last query after the loop is asked under each value of
+    the `if`'s condition (`_by_guards`): proved; unknown without the split."""
+    import verifier.smt.engines.induction as induction
+    assert TALLIES_SCORING.count("if scoring {") == 1 and "pause()" in TALLIES_SCORING
+    program, prover, system = compiled(TALLIES_SCORING, "tallies.rules")
+    mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
+    assert [str(system.cut_guard(mark, 0))] == ["scoring@0"]
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    out = guard_unfixed_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    monkeypatch.setattr(induction, "GUARD_SPLITS", 0)
+    out = guard_unfixed_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
+    assert not out.proved and out.kind == "unknown"
+
+
+def test_a_count_broken_where_the_loop_does_not_run_is_not_proved():
+    """The split asks both values: with a planted edit that, where scoring is off, adds to the
+    tally after the loop, the claim is not proved at `mark` (a split that asked only "scoring"
+    true let `mark` pass, and the claim failed at another move)."""
+    text = TALLIES_SCORING.replace('''        tally += 1
+      }
+    }
+    }''', '''        tally += 1
+      }
+    }
+    } else { if tally < 4 { tally += 1 } }''')
+    assert text != TALLIES_SCORING
+    program, prover, system = compiled(text, "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    out = guard_unfixed_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
+    assert not out.proved and out.move.startswith("mark"), (out.kind, out.move)
