@@ -58,15 +58,15 @@ INLINE_DEPTH = 4      # boolean definitions compiled into their callers, this de
 _FLIPPED = {">": "<", ">=": "<="}
 
 
-# `and`/`or` as the module's table says, given the left side's slack and the right side's
-# (a function where the engine would not evaluate it: the left side alone if it raises)
+# `and`/`or` as the module's table says, given the left side's slack and the right side's as a
+# function: where the engine evaluates the right side, an error it raises is the engine's (the
+# invariant's own check reports it); where the left side decides, the left side alone
 _HELPERS = """
 
-def _and_holds(a, b):
-    return min(a, b) if b >= 1 else b
-
-
-def _and_fails(a, right):
+def _and(a, right):
+    if a >= 1:
+        b = right()
+        return min(a, b) if b >= 1 else b
     try:
         b = right()
     except Exception:
@@ -74,11 +74,10 @@ def _and_fails(a, right):
     return a - max(1 - b, 0)
 
 
-def _or_fails(a, b):
-    return max(a, b) if b <= 0 else b
-
-
-def _or_holds(a, right):
+def _or(a, right):
+    if a <= 0:
+        b = right()
+        return max(a, b) if b <= 0 else b
     try:
         b = right()
     except Exception:
@@ -121,14 +120,10 @@ class SlackGen(CodeGen):
         # right still says how far the whole is from changing (`x == 0 or y != 2` read as the
         # left alone is 1 at every y while x is 0, and a search steered by it is blind to y).
         # There the right side may be a partial operation the left guards: it is read through
-        # a function that falls back on the left alone if it raises (`_HELPERS`)
+        # a function that falls back on the left alone if it raises (`_HELPERS`); the right
+        # side's code is written once (in the function), so nested `and`s do not double it
         if op in ("and", "or"):
-            t = self.temp()
-            right = self.slack(e.right)
-            decided, lazy, plain = ("<= 0", "_and_fails", "_and_holds") if op == "and" else \
-                (">= 1", "_or_holds", "_or_fails")
-            return f"({lazy}({t}, lambda: {right}) if ({t} := {self.slack(e.left)}) {decided} " \
-                   f"else {plain}({t}, {right}))"
+            return f"_{op}({self.slack(e.left)}, lambda: {self.slack(e.right)})"
         numeric = isinstance(self.T(e.left), IntT) and isinstance(self.T(e.right), IntT)
         if not numeric or op not in ("<", "<=", ">", ">=", "==", "!="):
             return self.truth(e)
