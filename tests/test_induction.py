@@ -733,13 +733,16 @@ def test_a_loop_iteration_that_breaks_the_count_proves_nothing():
     assert not out.proved and out.kind == "sat"
 
 
-def test_a_second_look_is_capped_per_query_not_per_claim():
+def test_a_second_look_is_capped_per_query_not_per_claim(monkeypatch):
     """`tallied` is asked first, without `apart`: every query about the move as a whole is given
     up on (planted), and the loop's iterations need `apart`, so the solver gives up on it. Its
     second look, once `apart` is proved, is a dozen iteration queries, each planted to take
     0.25 s: more than `AGAIN_S` (2 s) in all, each far below it. It must be proved — with the cap
-    on the whole claim, as before, it ran out of time."""
+    on the whole claim, as before, it ran out of time. (The iterations asked from the move's own
+    start: shared by the moves, `_loop_keeps`, they are asked with the board's test left free,
+    and not planted slow.)"""
     import verifier.smt.engines.induction as induction
+    monkeypatch.setattr(induction, "SHARED_LOOPS", False)
     program, prover, system = compiled(TALLIES, "tallies.rules")
     apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
     ind = whole_moves_given_up(Induction(system, None, timeout=10, deadline=time.perf_counter() + 120))
@@ -929,3 +932,54 @@ def test_a_count_broken_where_the_loop_does_not_run_is_not_proved():
     apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
     out = guard_unfixed_given_up(Induction(system, None, timeout=10)).run([tallied], apart.instances)["tallied"]
     assert not out.proved and out.move.startswith("mark"), (out.kind, out.move)
+
+
+def iteration_queries(ind: Induction) -> list:
+    """Plant in `ind` a record of the queries about one loop iteration (goal `false`, asked by
+    `_step_holds` from a move's start or by `_loop_iterations` from the loop's): the list."""
+    ask, asked = ind._ask, []
+
+    def recorded(d, bits, conds, hyps, case, post, *rest, **kw):
+        if z3.is_false(post):
+            asked.append(d)
+        return ask(d, bits, conds, hyps, case, post, *rest, **kw)
+    ind._ask = recorded
+    return asked
+
+
+def test_a_loop_on_the_way_of_two_moves_has_its_iterations_asked_once(monkeypatch):
+    """The tallies' loop runs after `mark` and after `stop`. Its iterations are asked once from
+    the loop's start read as the state's leaves (`_loop_keeps`), with `apart` assumed there, and
+    serve both moves: proved, with fewer iteration queries than from each move's own start."""
+    import verifier.smt.engines.induction as induction
+    program, prover, system = compiled(TALLIES, "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    ind = whole_moves_given_up(Induction(system, None, timeout=10))
+    shared = iteration_queries(ind)
+    out = ind.run([tallied], apart.instances)["tallied"]
+    assert out.proved, (out.kind, out.move, out.detail)
+    # each instance's iterations asked once, and used at both moves
+    assert len(ind._loop_proofs) == len(tallied.instances) == 2 and ind.loops_shared == 4
+    monkeypatch.setattr(induction, "SHARED_LOOPS", False)
+    ind = whole_moves_given_up(Induction(system, None, timeout=10))
+    own = iteration_queries(ind)
+    out = ind.run([tallied], apart.instances)["tallied"]
+    assert out.proved and ind.loops_shared == 0
+    assert len(shared) < len(own), (len(shared), len(own))
+
+
+def test_a_move_that_breaks_what_the_shared_iterations_assume_is_asked_on_its_own():
+    """The shared iterations assume `apart` at the loop's start. A planted edit adds a move that,
+    before the loop, takes a won slot back into hand: there `apart` fails at the loop's start,
+    the loop wins the slot a second time (the tally grows, the set of won slots does not), and
+    the claim is broken. With every query about a move as a whole given up on (planted), the
+    moves rest on the loop's iterations: `regain` must not borrow `mark`'s."""
+    text = TALLIES.replace('''      move stop() "stops" { finished = true }''', '''      move stop() "stops" { finished = true }
+      move regain(c: Slot) "takes back {c}" { add c to held }''')
+    assert text != TALLIES
+    program, prover, system = compiled(text, "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    ind = whole_moves_given_up(Induction(system, None, timeout=10))
+    out = ind.run([tallied], apart.instances)["tallied"]
+    assert ind._loop_proofs, "the iterations were not shared: the test shows nothing"
+    assert not out.proved and out.move.startswith("regain"), (out.kind, out.move)

@@ -24,7 +24,7 @@ from .dag import Dag
 from .encode import SeqVal, and_all, eq_leaf, flatten_and, is_num, lift, num, z3
 from .relation import successor_cases
 from .relation import Alternative, Relation
-from .transition import initial
+from .transition import initial, loop_alone
 from .unroll import leaves, state_leaves
 
 __all__ = ["STATE_SHOWN", "System", "Transition", "as_text", "conjuncts", "flatten_and", "leaf_name"]
@@ -84,6 +84,7 @@ class Transition:
     cut_guards: list | None = None  # with it: each run's condition (`Step.cut_guards`)
     cut_flags: list | None = None  # and each cut's "the loop still runs" (`Step.cut_flags`)
     cut_runs: list | None = None  # and each one's index in `Step.cuts`
+    cut_loops: list | None = None  # and each one's loop statement
 
 
 def conjuncts(dag: Dag, i: int) -> list[int]:
@@ -115,6 +116,7 @@ class System:
         self.initial = [_literal_value(t) for t in self.initial_terms]
         self.initial_pc = init.state.pc.as_long()
         self._transitions: dict[int, list[Transition]] = {}
+        self._alone: dict = {}  # id(loop statement) -> `loop_alone`'s answer
 
     @property
     def decisions(self) -> list[int]:
@@ -231,25 +233,60 @@ class System:
         `var` leaves where they differ (flow locals, pc and snapshots are not renamed: a formula
         reading them is not read at a cut). A run whose shape is not the state's is left out."""
         if tr.cuts is None:
-            names = self.p.var_types
-            width = sum(len(leaves(self.rel.state.vars[x])) for x in names)
-            pre = self.leaf_terms[:width]
-            out, guards, flags, index = [], [], [], []
+            out, guards, flags, index, loops = [], [], [], [], []
             step = tr.alt.step
-            for r, (run, guard, running) in enumerate(zip(step.cuts, step.cut_guards, step.cut_flags)):
-                states = []
-                for values in run:
-                    terms = [t for x in names for t in leaves(values[x])]
-                    if len(terms) != width:
-                        break
-                    states.append([(a, b) for a, b in zip(pre, terms) if not a.eq(b)])
-                else:
+            for r, (run, guard, running, loop) in enumerate(zip(step.cuts, step.cut_guards, step.cut_flags,
+                                                                 step.cut_loops)):
+                states = self._renamings(run)
+                if states is not None:
                     out.append(states)
                     guards.append(guard)
                     flags.append(running)
                     index.append(r)
-            tr.cuts, tr.cut_guards, tr.cut_flags, tr.cut_runs = out, guards, flags, index
+                    loops.append(loop)
+            tr.cuts, tr.cut_guards, tr.cut_flags, tr.cut_runs, tr.cut_loops = out, guards, flags, index, loops
         return tr.cuts
+
+    def _renamings(self, run: list) -> list | None:
+        """A loop's cut states ({name: value} of the `var`s) as renamings [(pre leaf term, term)]
+        of the `var` leaves where they differ; None where a state's shape is not the state's."""
+        names = self.p.var_types
+        width = sum(len(leaves(self.rel.state.vars[x])) for x in names)
+        pre = self.leaf_terms[:width]
+        states = []
+        for values in run:
+            terms = [t for x in names for t in leaves(values[x])]
+            if len(terms) != width:
+                return None
+            states.append([(a, b) for a, b in zip(pre, terms) if not a.eq(b)])
+        return states
+
+    def loop_alone(self, tr: Transition, r: int) -> tuple | None:
+        """Run r of `cut_renamings(tr)` as its loop runs on its own from the state's leaves
+        (`transition.loop_alone`): (the loop statement, [its cuts, each as a renaming of the `var`
+        leaves as `cut_renamings` gives them], the support bits of the leaves its cuts read);
+        None where it cannot be read so, or where its
+        terms read a leaf other than a `var` (a flow local, `pc`, `cur`: a move may have changed
+        it before the loop, and a cut renames only `var`s). The same for every move whose flow
+        runs the loop: its terms at a move are these with the leaves replaced by the loop's
+        start there (`cut_renamings(tr)[r][0]`), which every one of its `var`s is."""
+        self.cut_renamings(tr)
+        loop = tr.cut_loops[r]
+        key = id(loop)
+        if key not in self._alone:
+            rel = self.rel
+            run = loop_alone(rel.p, rel.n, rel.options, rel.state, rel.snaps, loop)
+            states = self._renamings(run) if run is not None else None
+            out = None
+            if states is not None:
+                reads = 0
+                for renaming in states:
+                    for _, b in renaming:
+                        reads |= self.dag.support(self.dag.add(b))
+                if not reads & ~self.var_bits():
+                    out = (loop, states, reads)
+            self._alone[key] = out  # (the loop kept alive with its terms: its id stays its own)
+        return self._alone[key]
 
     def cut_guard(self, tr: Transition, k: int):
         """The condition under which run k of `cut_renamings(tr)` runs (the `if`s around it)."""

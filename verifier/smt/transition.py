@@ -39,7 +39,7 @@ from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, 
                      is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, real,
                      same_sort, select, total, Obligation)
 
-__all__ = ["Frame", "Exec", "Step", "merge", "successor", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
+__all__ = ["Frame", "Exec", "Step", "merge", "successor", "loop_alone", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
 WHILE_BOUND = 64  # iterations a decision-free `while` is unrolled (a "bound" obligation says it suffices)
 CONCRETE_LOOP_LIMIT = 10_000  # a literal loop running longer is reported, not followed
@@ -230,6 +230,7 @@ class Exec:
         self.cuts: list[tuple] = []
         self.cut_guards: list = []  # per run: the condition under which the loop runs (its `if`s)
         self.cut_flags: list = []  # per run: at each cut, the condition that the loop still runs
+        self.cut_loops: list = []  # per run: its loop statement (`loop_alone` runs it on its own)
         # the checks each kept run's cuts are read by: id(obligation) -> (it, run, cut) — raised in
         # the iteration from that cut, or after the loop's last cut (until the next loop); the
         # innermost loop's (`Step.check_cuts`). The check is kept with its id: a walk retried
@@ -432,9 +433,9 @@ class Exec:
             self.fr = merge(g, after, saved)
             run.append(dict(self.fr.vars))
             marks.append(self.checks_mark())
-        self.keep_cuts(run, marks=marks)
+        self.keep_cuts(st, run, marks=marks)
 
-    def keep_cuts(self, run: list, flags: list | None = None, marks: list | None = None) -> None:
+    def keep_cuts(self, st, run: list, flags: list | None = None, marks: list | None = None) -> None:
         """Record a decision-free loop's run (the `var`s before it and after each iteration) as
         cut states, within MAX_CUT_STATES per move; a loop of one iteration has nothing to cut.
         `flags`: a `while`'s condition that it still runs, at each cut (a `for`'s is true);
@@ -445,6 +446,7 @@ class Exec:
             self.cuts.append(tuple(run))
             self.cut_guards.append(and_all(self.enc.path))
             self.cut_flags.append(tuple(flags or [TRUE] * len(run)))
+            self.cut_loops.append(st)
             checks = self.enc.obligations
             for k, (a, b) in enumerate(zip(marks or [], (marks or [])[1:])):
                 for o in checks[a:b]:
@@ -493,7 +495,7 @@ class Exec:
             running = g
         else:
             raise NotEncoded(f"{st.span}: a while loop ran {CONCRETE_LOOP_LIMIT} times")
-        self.keep_cuts(run, flags, marks)
+        self.keep_cuts(st, run, flags, marks)
         if st.decreases is not None and self.flow and id(st) in self._measure_keys:
             self.measure_enter(st)  # codegen resets s.M_k when the loop is left
 
@@ -634,7 +636,8 @@ class FlowWalk(Exec):
         final = self.outcome_obligations(out, options)
         self.close_after(final)  # the outcome reads the state the last loop left
         return Step(out, fr.snaps, list(self.enc.obligations),
-                    tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags), dict(self.check_cuts), final)
+                    tuple(self.cuts), tuple(self.cut_guards), tuple(self.cut_flags), dict(self.check_cuts), final,
+                    tuple(self.cut_loops))
 
     def outcome_obligations(self, out: StateVars, options: dict) -> list:
         """Where the flow ends, the engine computes the outcome on the final state (`outcome_checks`)."""
@@ -909,6 +912,7 @@ class Step:
     # checked with the others, but never assumed by the proofs of what follows the move (nothing
     # follows the end, and thousands of them in a rich scoring would only slow every query)
     outcome_checks: list = field(default_factory=list)
+    cut_loops: tuple = ()  # per run: its loop statement
 
     @property
     def checks(self) -> list:
@@ -944,6 +948,24 @@ def joint_successor(program: Program, n: int, options: dict, state: StateVars, d
     walker.flow = True
     walker.resume(decision)
     return walker.step(options)
+
+
+def loop_alone(program: Program, n: int, options: dict, state: StateVars, snapshots: dict, st) -> list | None:
+    """The decision-free loop `st` (a flow `for` or `while`) run on its own from `state`: its `var`s
+    before it and after each iteration ({name: value}, as a run of `Step.cuts`), or None where
+    it cannot be run so (it reads a move's parameter, stops the flow, or is not kept as a run).
+    A loop on the way of many moves is then one term over the state it starts from, whichever
+    move led there (`System.loop_alone`)."""
+    fr = Frame(dict(state.vars), dict(state.locals), {}, state.pc, state.cur, dict(snapshots))
+    ex = Exec(program, n, options, fr)
+    ex.flow = True
+    try:
+        ex.stmt(st)
+    except (KeyError, NotEncoded, NotImplementedError):
+        return None
+    if not ex.cut_loops or ex.cut_loops[-1] is not st:
+        return None
+    return list(ex.cuts[-1])
 
 
 # ====================================================================== the relation's other parts

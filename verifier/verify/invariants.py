@@ -144,9 +144,13 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
             # without Spacer the induction keeps the whole time (the older engine gets what it leaves)
             induction = Induction(system, facts, prover.timeout_ms / 1000,
                                   _share(deadline, INDUCTION_SHARE) if spacer else deadline, say)
-            # the claims with fewer instances first: they are cheaper, and what one does not use
-            # of its share of the time goes to the next
-            results = induction.run(sorted(open_claims, key=lambda c: len(c.instances)), where_loops_are)
+            # the claims read over a symbolic item first (one formula per move whatever their
+            # instances: where each item is, which a count kept through a loop over the items
+            # rests on — on a seed game its points, on "an item is in one place at most"), then
+            # those with fewer instances: they are cheaper, and what one does not use of its
+            # share of the time goes to the next
+            results = induction.run(sorted(open_claims, key=lambda c: (c.param is None, len(c.instances))),
+                                    where_loops_are)
             lemmas += [f for f in induction.lemmas if f not in lemmas]
             for c in open_claims:
                 verdicts[c.name] = _induction_verdict(p, c, results[c.name], time.perf_counter() - t0, system)

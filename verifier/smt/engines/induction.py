@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..dag import abstract_apart
-from ..encode import CTX, and_all, lift, not_, num, with_values, z3
+from ..encode import CTX, and_all, eq_leaf, is_num, lift, not_, num, with_values, z3
 from ..relation import successor_paths
 from ..parametric import Parametric, named_items
 from ..system import System, flatten_and
@@ -77,6 +77,9 @@ CUT_MS = 1500
 # under, each way (2 ** this queries at most)
 GUARD_SPLITS = 3
 CUTS = True  # False: a move's loops are not read iteration by iteration (for the benchmark)
+# a loop on the way of many moves has its iterations asked once, from its start read as the
+# state's leaves (`_loop_keeps`); False: from each move's own start, move by move
+SHARED_LOOPS = True
 # a loop iteration's query through Z3's simplifier, then its SMT core (not the default solver's
 # own choice of preprocessing): on a count of many items ("done ones = the sum of the done
 # flags") the default gave up at 30 s where this takes 0.14 s. Only there: for every query, a
@@ -148,6 +151,10 @@ class Induction:
         self.param_proved: list = []  # names of the claims proved over a symbolic item
         self._param_instances: dict = {}  # formula id over a symbolic item -> its claim's instances
         self.item_fallbacks = 0  # moves where a claim over a symbolic item was asked item by item
+        self._loop_proofs: dict = {}  # `_loop_shape`'s key -> what the loop's iterations assumed
+        self._loop_failures: set = set()  # (`_loop_shape`'s key, the hyps offered): not shown
+        self.loops_shared = 0  # (move, instance) kept through a loop by its shared iterations
+        self._named_keys: set = set()  # hyps of one move only (`_with_named`): not for `_loop_keeps`
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -422,6 +429,7 @@ class Induction:
                 hk = dag.add(h)
                 if hk not in live and hk not in given:
                     extra[hk] = h
+                    self._named_keys.add(hk)
                     if hk not in support:
                         support[hk] = dag.support(hk)
         return {**given, **extra} if extra else given
@@ -865,6 +873,9 @@ class Induction:
         if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
             return None
         dag = self.sys.dag
+        if self._loops_shown(tr, key, f) and \
+                self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
+            return None  # (a loop's iterations shown at an earlier move: the rest is quick)
         abstract = self._abstract(tr, key, post)
         if abstract is not None:  # a first look with what the instance does not read left free
             a_conds, a_hyps, a_formulas, a_bits = self._slice(tr, dag.support(dag.add(abstract)), live, given,
@@ -938,9 +949,16 @@ class Induction:
             # terms elsewhere are not the game's, and what is shown holds under that condition
             guard = self.sys.cut_guard(tr, r)
             alone_first = False
+            steps = list(zip([f] + at[:-1], at))
+            # the loop's iterations shown once for every move that runs it (`_loop_keeps`): then
+            # only the way from the move's start to the loop's is this move's own
+            shared = self._loop_keeps(d, tr, r, key, f, guard, swap, facts, live, given, support, dropped)
+            if shared is not None:
+                used |= shared
+                steps = steps[:1]
             # one query per iteration: all of them in one (a disjunction) took as long on a seed
             # game's count of items, and longer where the solver gave up on it
-            for k, (before, goal) in enumerate(zip([f] + at[:-1], at)):
+            for k, (before, goal) in enumerate(steps):
                 if goal.eq(before):
                     continue
                 step = z3.And(before, z3.Not(goal)) if z3.is_true(guard) else z3.And(guard, before, z3.Not(goal))
@@ -997,9 +1015,11 @@ class Induction:
             for e in facts:
                 bits |= dag.support(dag.add(e))
             conds, hyps, formulas, bits = self._slice(tr, bits, live, given, support, dropped)
-            r, _ = self._ask(d, bits, conds, formulas + facts, None, goal, [], (), CUT_MS)
-            if r == z3.unknown and guards and not self._late():
-                r = self._by_guards(d, bits, conds, formulas + facts, goal, guards)
+            # (split first: on that seed game every move of the turn runs the loop under the
+            # `if`, and the whole query cost 1.5 s given up on at each before the split)
+            r = self._by_guards(d, bits, conds, formulas + facts, goal, guards) if guards else z3.unknown
+            if r == z3.unknown and not self._late():
+                r, _ = self._ask(d, bits, conds, formulas + facts, None, goal, [], (), CUT_MS)
             if r == z3.unsat:
                 self.cut_settled += 1
                 self._answers[(id(tr), v, key)] = _Query(frozenset(used | set(hyps)))
@@ -1007,6 +1027,142 @@ class Induction:
             if self._late():
                 break
         return False
+
+    def _loop_keeps(self, d, tr, r, key, f, guard, swap, facts, live, given, support, dropped) -> set | None:
+        """The instance and the instances and lemmas that share a leaf with what it reads (F),
+        all holding at the loop's start, make it hold after each iteration of run r
+        (`System.loop_alone`: the loop over the state's leaves, whichever move led there); and
+        at this move, every one of F holds at the loop's start (unchanged by what the move did
+        before it, or shown there as a step is, `_step_holds`). The instances and lemmas assumed
+        then (the instance at the loop's start is the move's first step, asked by the caller);
+        None when either is not shown. The iterations' queries are this move's only by their
+        start: asked once, they serve every move whose flow runs the loop (on a seed game a
+        scoring loop of 52 items on the way of every move of a turn: a minute a move asked from
+        each move's start). They assume nothing of the decision point (no interval facts, no
+        move's conditions), only the leaves' declared bounds, as a cut read as fresh values does
+        (`System.as_fresh`: what rests on them rests on `well_formed`)."""
+        if not SHARED_LOOPS or self._late():
+            return None
+        shaped = self._loop_shape(tr, r, key)
+        if shaped is None:
+            return None
+        shape, pins = shaped
+        states, start = self.sys.loop_alone(tr, r)[1], self.sys.cut_renamings(tr)[r][0]
+        # (not what one move assumes of the items it names: the steps are every move's)
+        offered = [k for k in list(live) + list(given) if k not in dropped and k not in self._named_keys]
+        keep = support[key]
+        for k in offered:
+            if support[k] & support[key]:
+                keep |= support[k]
+        hyps = {k: live.get(k, given.get(k)) for k in offered if k != key and support[k] & keep}
+        used = self._loop_proofs.get(shape)
+        if used is None or not all(k in hyps for k in used):
+            tried = (shape, frozenset(hyps))
+            if tried in self._loop_failures:
+                return None
+            used = self._loop_iterations(states, pins, f, keep, hyps, support)
+            if used is None:
+                if not self._late():  # (cut short by the time, it is asked again with more)
+                    self._loop_failures.add(tried)
+                return None
+            self._loop_proofs[shape] = used
+        # what the iterations assumed of the loop's start, at this move's
+        shown = set(used)
+        for k in used:
+            h = hyps[k]
+            at_start = z3.substitute(h, *start) if start else h
+            if at_start.eq(h):
+                continue
+            step = z3.And(guard, z3.Not(at_start))
+            step = z3.And(*facts, z3.substitute(step, *swap)) if swap else step
+            more = self._step_holds(d, tr, key, step, live, given, support, dropped)
+            if more is None:
+                return None
+            shown |= more
+        self.loops_shared += 1
+        return shown
+
+    def _loops_shown(self, tr, key, f) -> bool:
+        """Some loop on the way of this move that changes the instance has had its iterations
+        shown at an earlier move (`_loop_keeps`) from a start like this move's."""
+        if not SHARED_LOOPS:
+            return False
+        for r, _ in self._cut_states(tr, key, f):
+            shaped = self._loop_shape(tr, r, key)
+            if shaped is not None and shaped[0] in self._loop_proofs:
+                return True
+        return False
+
+    def _loop_shape(self, tr, r: int, key) -> tuple | None:
+        """What `_loop_keeps`'s iterations at run r of this move are asked for, as a key (the
+        loop, the instance, the pins) and the pins; None where the loop is not read on its own (`System.loop_alone`).
+        The pins are the values this move's flow fixes at the loop's start of what the loop
+        reads (the mover's seat: each `x[current]` is then one item, not a choice among the
+        seats); the moves that fix the same ones share the iterations' queries."""
+        alone = self.sys.loop_alone(tr, r)
+        if alone is None:
+            return None
+        loop, _, reads = alone
+        dag = self.sys.dag
+        start = self.sys.cut_renamings(tr)[r][0]
+        pins = tuple((a, b) for a, b in start if (is_num(b) or z3.is_true(b) or z3.is_false(b))
+                     and dag.support(dag.add(a)) & reads)
+        return (id(loop), key, tuple((a.get_id(), b.get_id()) for a, b in pins)), pins
+
+    def _loop_iterations(self, states: list, pins: tuple, f, keep: int, hyps: dict, support: dict) -> set | None:
+        """Each iteration of a loop run on its own (`System.loop_alone`'s cuts) keeps the
+        instance, assuming `hyps` and the leaves' declared bounds at its start, where the leaves
+        in `pins` have their values: the keys of the hyps assumed, or None where a step is not
+        shown within `CUT_MS`. Each step is first asked with what reads none of the leaves in
+        `keep` left free (`dag.abstract_apart`): on a seed game's scoring loop an item's test of
+        the board is then a free flag, and a step takes 0.06–0.08 s against 0.3–3.5 s as it is
+        (with the simplifier first or not)."""
+        dag = self.sys.dag
+        at = [z3.substitute(f, *s) if s else f for s in states]
+        used: set = set()
+        for before, goal in zip(at, at[1:]):
+            if goal.eq(before):
+                continue
+            step = z3.And(before, z3.Not(goal))
+            if pins:
+                step = z3.substitute(step, *pins)
+            dag.add(step)
+            for term, simplify_first in ((abstract_apart(dag, step, keep), False), (step, SIMPLIFY_FIRST)):
+                if term is None:
+                    continue
+                if self._late():
+                    return None
+                bits = dag.support(dag.add(term))
+                taken = {k: h for k, h in hyps.items() if support[k] & bits}
+                for k in taken:
+                    bits |= support[k]
+                parts = [*self._bounds_of(bits), *taken.values(), term]
+                if pins:  # (substituted, so that Z3 folds the values; the equations first)
+                    parts = [eq_leaf(a, b) for a, b in pins] + [z3.substitute(x, *pins) for x in parts]
+                # (no decision point: nothing of one holds at the loop's start)
+                r, _ = self._ask(None, 0, [], parts, None, z3.BoolVal(False, CTX), [], (), CUT_MS, simplify_first)
+                if r == z3.unsat:
+                    used |= set(taken)
+                    break
+            else:
+                return None
+        return used
+
+    def _bounds_of(self, bits: int) -> list:
+        """The declared bounds of the state leaves among `bits` (`System.bounds`)."""
+        out = []
+        index, bounds, dag = self.sys.index, self.sys.bounds, self.sys.dag
+        for leaf in dag.leaves_of(bits):
+            k = index.get(leaf)
+            b = bounds[k] if k is not None else None
+            if b is None:
+                continue
+            x = dag.term[leaf]
+            if b[0] is not None:
+                out.append(x >= b[0])
+            if b[1] is not None:
+                out.append(x <= b[1])
+        return out
 
     def _by_guards(self, d, bits, conds, hyps, goal, guards: list):
         """unsat when the query (as `_ask`'s, at most `CUT_MS` each) is unsatisfiable under every
