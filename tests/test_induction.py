@@ -983,3 +983,25 @@ def test_a_move_that_breaks_what_the_shared_iterations_assume_is_asked_on_its_ow
     out = ind.run([tallied], apart.instances)["tallied"]
     assert ind._loop_proofs, "the iterations were not shared: the test shows nothing"
     assert not out.proved and out.move.startswith("regain"), (out.kind, out.move)
+
+
+def test_a_loop_that_reads_what_a_move_may_change_is_not_read_on_its_own():
+    """`System.loop_alone` runs a loop from the state's leaves, so its terms must read `var`s
+    only: a loop in a move's body that reads the move's parameter, and a flow loop that reads a
+    flow local set before it, are not read on its own (each move asks its own iterations); the
+    tallies' scoring loop, which reads `var`s only, is."""
+    program, prover, system = compiled(TALLIES, "tallies.rules")
+    mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
+    assert system.loop_alone(mark, 0) is not None
+    with_param = TALLIES.replace('''{ board[c] = x }''', '''{
+        for r in collect(y in Slot where y <= c) { board[r] = x }
+      }''')
+    with_local = TALLIES.replace('''    for r in collect(y in Slot where y in held) {''', '''    let bonus = if finished then 0 else 1
+    for r in collect(y in Slot where y in held) {''').replace("        tally += 1\n", "        tally += bonus\n")
+    assert with_param != TALLIES and with_local != TALLIES
+    # [is each of `mark`'s runs read on its own]: the body's loop runs first, then the flow's
+    for text, expected in ((with_param, [False, True]), (with_local, [False])):
+        program, prover, system = compiled(text, "tallies.rules")
+        mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
+        runs = system.cut_renamings(mark)
+        assert [system.loop_alone(mark, r) is not None for r in range(len(runs))] == expected

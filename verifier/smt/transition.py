@@ -961,7 +961,9 @@ def loop_alone(program: Program, n: int, options: dict, state: StateVars, snapsh
     ex.flow = True
     try:
         ex.stmt(st)
-    except (KeyError, NotEncoded, NotImplementedError):
+    except (KeyError, ValueError, NotEncoded, NotImplementedError, z3.Z3Exception):
+        # (a name the loop's frame lacks, a shape the symbolic start cannot merge: the moves
+        # then ask the loop's iterations from their own starts, as they can)
         return None
     if not ex.cut_loops or ex.cut_loops[-1] is not st:
         return None
