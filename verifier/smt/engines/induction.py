@@ -155,6 +155,7 @@ class Induction:
         self._loop_failures: set = set()  # (`_loop_shape`'s key, the hyps offered): not shown
         self.loops_shared = 0  # (move, instance) kept through a loop by its shared iterations
         self._named_keys: set = set()  # hyps of one move only (`_with_named`): not for `_loop_keeps`
+        self._pins: dict = {}  # (id(transition), run) -> `_loop_shape`'s pins and their ids
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -873,8 +874,8 @@ class Induction:
         if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
             return None
         dag = self.sys.dag
-        if self._loops_shown(tr, key, f) and \
-                self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
+        cuts_tried = self._loops_shown(tr, key, f)
+        if cuts_tried and self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
             return None  # (a loop's iterations shown at an earlier move: the rest is quick)
         abstract = self._abstract(tr, key, post)
         if abstract is not None:  # a first look with what the instance does not read left free
@@ -890,7 +891,7 @@ class Induction:
         assumable = [k for k in list(live) + list(given) if k not in dropped]
         conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
         r = None
-        if self._cut_states(tr, key, f):
+        if self._cut_states(tr, key, f) and not cuts_tried:
             # a move whose loops change the instance: asked as a whole once, and where the solver
             # gives up, one loop iteration at a time before the move's choices value by value
             r, model = self._ask(d, bits, conds, formulas, case, post, [], (), SYMBOLIC_MS)
@@ -1103,11 +1104,15 @@ class Induction:
         if alone is None:
             return None
         loop, _, reads = alone
-        dag = self.sys.dag
-        start = self.sys.cut_renamings(tr)[r][0]
-        pins = tuple((a, b) for a, b in start if (is_num(b) or z3.is_true(b) or z3.is_false(b))
-                     and dag.support(dag.add(a)) & reads)
-        return (id(loop), key, tuple((a.get_id(), b.get_id()) for a, b in pins)), pins
+        at = (id(tr), r)
+        if at not in self._pins:  # (asked at every query of the move: read once)
+            dag = self.sys.dag
+            start = self.sys.cut_renamings(tr)[r][0]
+            pins = tuple((a, b) for a, b in start if (is_num(b) or z3.is_true(b) or z3.is_false(b))
+                         and dag.support(dag.add(a)) & reads)
+            self._pins[at] = (pins, tuple((a.get_id(), b.get_id()) for a, b in pins))
+        pins, ids = self._pins[at]
+        return (id(loop), key, ids), pins
 
     def _loop_iterations(self, states: list, pins: tuple, f, keep: int, hyps: dict, support: dict) -> set | None:
         """Each iteration of a loop run on its own (`System.loop_alone`'s cuts) keeps the
