@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 
 from verifier.frontend import check_text
-from verifier.smt.dag import abstract_apart
-from verifier.smt.encode import Encoder, z3
+from verifier.smt.dag import abstract_apart, applications
+from verifier.smt.encode import CTX, Encoder, z3
 from verifier.smt.engines.induction import Claim, Induction, Outcome, instances_of
 from verifier.smt.engines.intervals import analyse
 from verifier.smt.prove import Prover
@@ -983,6 +983,85 @@ def test_a_move_that_breaks_what_the_shared_iterations_assume_is_asked_on_its_ow
     out = ind.run([tallied], apart.instances)["tallied"]
     assert ind._loop_proofs, "the iterations were not shared: the test shows nothing"
     assert not out.proved and out.move.startswith("regain"), (out.kind, out.move)
+
+
+def iteration_sizes(ind: Induction) -> list:
+    """Plant in `ind` a record of the size (the number of distinct subterms) of each query that
+    `_loop_iterations` asks about one iteration (goal `false`, no decision point): the list."""
+    ask, sizes = ind._ask, []
+
+    def recorded(d, bits, conds, hyps, case, post, *rest, **kw):
+        if z3.is_false(post) and d is None:
+            sizes.append(sum(1 for _ in applications(list(hyps))))
+        return ask(d, bits, conds, hyps, case, post, *rest, **kw)
+    ind._ask = recorded
+    return sizes
+
+
+def test_each_shared_iteration_is_asked_from_its_own_start(monkeypatch):
+    """The tallies' loop asked once for both moves (`_loop_keeps`), each iteration from its own
+    start: what the iterations before changed read as fresh values (`System.loop_steps`). Every
+    step is then a query of one iteration's size: the last step's is no bigger than the
+    second's, where from the loop's start it grows with every iteration before it."""
+    import verifier.smt.engines.induction as induction
+    program, prover, system = compiled(TALLIES, "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    sizes = {}
+    for fresh in (True, False):
+        monkeypatch.setattr(induction, "FRESH_STEPS", fresh)
+        ind = whole_moves_given_up(Induction(system, None, timeout=10))
+        asked = iteration_sizes(ind)
+        out = ind.run([tallied], apart.instances)["tallied"]
+        assert out.proved, (fresh, out.kind, out.move, out.detail)
+        assert (ind.fresh_steps > 0) == fresh
+        sizes[fresh] = asked
+    # per instance, 4 steps (the first is the same either way); the counts' instance is the second
+    fresh, whole = sizes[True], sizes[False]
+    assert len(fresh) == len(whole) and len(fresh) >= 4, (fresh, whole)
+    assert max(fresh[1:4]) <= fresh[1] < whole[3], (fresh, whole)
+    assert whole[1] < whole[2] < whole[3], whole
+
+
+def test_a_step_from_its_own_start_still_sees_an_iteration_that_breaks_the_count():
+    """Fresh values at an iteration's start stand for whatever the iterations before left:
+    reading them so proves less, never more. A planted edit keeps the token of the third slot
+    (`tokens` is not spent there, so `tally + tokens == 4` breaks when it is won): not proved,
+    with every query about a move as a whole given up on, so the loop's steps decide."""
+    text = TALLIES.replace("        tokens -= 1\n", "        if r != 2 { tokens -= 1 }\n")
+    assert text != TALLIES
+    program, prover, system = compiled(text, "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    ind = whole_moves_given_up(Induction(system, None, timeout=10))
+    out = ind.run([tallied], apart.instances)["tallied"]
+    assert not out.proved, (out.kind, out.move)
+
+
+def test_an_iteration_starts_from_fresh_values_only_where_the_iterations_before_wrote():
+    """`System.loop_steps`: one (start, end) per iteration; the first starts at the loop's start;
+    each later one reads as fresh values what the loop writes (held, won, tokens, tally) and as
+    the leaves what it only reads (the board)."""
+    program, prover, system = compiled(TALLIES, "tallies.rules")
+    mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
+    steps = system.loop_steps(mark, 0)
+    assert steps is not None and len(steps) == len(system.loop_alone(mark, 0)[1]) - 1 == 4
+    assert steps[0][0] == [] and steps[0][3] == 0
+    for start, end, bounds, fresh in steps[1:]:
+        renamed = {str(a) for a, _ in start}
+        assert renamed and all(str(b).startswith("step!") for _, b in start)
+        assert not any(x.startswith("board") for x in renamed), renamed
+        assert {"tally@0", "tokens@0"} <= renamed, renamed
+        assert fresh and {str(b) for b in bounds} >= {f"{c} >= 0" for a, c in start if str(a) == "tally@0"}
+
+
+def test_map_leaves_keeps_the_shape_and_the_order_of_leaves():
+    from verifier.smt.encode import SeqVal, SetVal
+    from verifier.smt.unroll import leaves, map_leaves
+    a, b, c, d = (z3.Int(x, CTX) for x in "abcd")
+    value = (SeqVal(a, (b, c)), SetVal([z3.Bool("p", CTX)]), d)
+    out = map_leaves(value, lambda t: z3.FreshConst(t.sort(), "m"))
+    assert isinstance(out[0], SeqVal) and isinstance(out[1], SetVal)
+    assert [t.sort() for t in leaves(out)] == [t.sort() for t in leaves(value)]
+    assert [str(t) for t in leaves(map_leaves(value, lambda t: t))] == [str(t) for t in leaves(value)]
 
 
 def test_a_loop_that_reads_what_a_move_may_change_is_not_read_on_its_own():

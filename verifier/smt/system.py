@@ -21,11 +21,11 @@ import re
 from dataclasses import dataclass, field
 
 from .dag import Dag
-from .encode import SeqVal, and_all, eq_leaf, flatten_and, is_num, lift, num, z3
+from .encode import SeqVal, StateVars, and_all, eq_leaf, flatten_and, is_num, lift, num, z3
 from .relation import successor_cases
 from .relation import Alternative, Relation
-from .transition import initial, loop_alone
-from .unroll import leaves, state_leaves
+from .transition import initial, loop_alone, loop_steps_alone
+from .unroll import leaves, map_leaves, state_leaves
 
 __all__ = ["STATE_SHOWN", "System", "Transition", "as_text", "conjuncts", "flatten_and", "leaf_name"]
 
@@ -117,6 +117,7 @@ class System:
         self.initial_pc = init.state.pc.as_long()
         self._transitions: dict[int, list[Transition]] = {}
         self._alone: dict = {}  # id(loop statement) -> `loop_alone`'s answer
+        self._steps_alone: dict = {}  # id(loop statement) -> `loop_steps`'s answer
 
     @property
     def decisions(self) -> list[int]:
@@ -287,6 +288,75 @@ class System:
                     out = (loop, states, reads)
             self._alone[key] = out  # (the loop kept alive with its terms: its id stays its own)
         return self._alone[key]
+
+    def loop_steps(self, tr: Transition, r: int, pins: tuple = ()) -> list | None:
+        """The iterations of run r of `cut_renamings(tr)` each from its own start, where what
+        the iterations before it changed is read as fresh constants (`transition.
+        loop_steps_alone`; a `var` leaf the loop has not changed by then is still the leaf):
+        [(its start, its end, each a renaming of the `var` leaves as `cut_renamings` gives them;
+        the fresh constants' declared bounds; their support bits)], or None where the loop is
+        not read on its own (`loop_alone`) or not so. A formula shown to hold at an iteration's
+        end for every value of the constants within their bounds holds for the values the
+        iterations before gave, whatever they were: so the steps' queries are each of one
+        iteration's size, where the loop's own terms at the 50th iteration nest 50 of them. The
+        bounds hold where every assignment is range-checked: what rests on them rests on
+        `well_formed`, as `as_fresh`'s reading does. `pins` ([(leaf term, value)]) are fixed
+        where the loop starts: read with a leaf the loop indexes by (the mover's seat), an
+        iteration's terms change every seat's items, each as "if the seat is this one"."""
+        alone = self.loop_alone(tr, r)
+        if alone is None:
+            return None
+        loop = alone[0]
+        key = (id(loop), tuple((a.get_id(), b.get_id()) for a, b in pins))
+        if key not in self._steps_alone:
+            state = self.rel.state
+            if pins:
+                fixed = {a.get_id(): b for a, b in pins}
+                values = {x: map_leaves(v, lambda t: fixed.get(t.get_id(), t)) for x, v in state.vars.items()}
+                state = StateVars(self.p, self.n, self.rel.options, None, values={
+                    "vars": values, "locals": state.locals, "pc": state.pc, "cur": state.cur})
+            names = self.p.var_types
+            pre = {x: leaves(self.rel.state.vars[x]) for x in names}
+            made: list = []  # per iteration: [(constant, its leaf's declared bound)]
+
+            def between(values: dict) -> dict:
+                fresh: dict = {}  # term id -> constant (the same term, the same constant)
+                made.append([])
+                out = {}
+                for x in names:
+                    old = iter(pre[x])
+
+                    def one(b):
+                        a = next(old)  # (the pre leaf at the same place: its bounds)
+                        if z3.is_const(b):
+                            return b
+                        k = b.get_id()
+                        if k not in fresh:
+                            fresh[k] = z3.FreshConst(b.sort(), "step")
+                            made[-1].append((fresh[k], self.bounds[self.index[self.dag.add(a)]]))
+                        return fresh[k]
+                    out[x] = map_leaves(values[x], one)
+                return out
+            rel = self.rel
+            pairs = loop_steps_alone(rel.p, rel.n, rel.options, state, rel.snaps, loop, between)
+            out = None
+            if pairs is not None and len(made) == len(pairs) - 1:
+                out = []
+                for k, (start, end) in enumerate(pairs):
+                    renamed = self._renamings([start, end])
+                    if renamed is None:
+                        out = None
+                        break
+                    bounds, bits = [], 0
+                    for c, bound in (made[k - 1] if k > 0 else []):
+                        bits |= self.dag.support(self.dag.add(c))
+                        if bound is not None and bound[0] is not None:
+                            bounds.append(c >= bound[0])
+                        if bound is not None and bound[1] is not None:
+                            bounds.append(c <= bound[1])
+                    out.append((renamed[0], renamed[1], bounds, bits))
+            self._steps_alone[key] = out
+        return self._steps_alone[key]
 
     def cut_guard(self, tr: Transition, k: int):
         """The condition under which run k of `cut_renamings(tr)` runs (the `if`s around it)."""

@@ -39,7 +39,7 @@ from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, 
                      is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, real,
                      same_sort, select, total, Obligation)
 
-__all__ = ["Frame", "Exec", "Step", "merge", "successor", "loop_alone", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
+__all__ = ["Frame", "Exec", "Step", "merge", "successor", "loop_alone", "loop_steps_alone", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
 WHILE_BOUND = 64  # iterations a decision-free `while` is unrolled (a "bound" obligation says it suffices)
 CONCRETE_LOOP_LIMIT = 10_000  # a literal loop running longer is reported, not followed
@@ -228,6 +228,11 @@ class Exec:
         # of its iterations (`keep_cuts`): a claim kept by every iteration is kept by the loop,
         # which the induction can show one iteration at a time (`Step.cuts`)
         self.cuts: list[tuple] = []
+        # `loop_steps_alone`'s reading: (a `for` statement, a function called with the `var`s where
+        # its iterations after the first start, which returns them with what the iterations before
+        # changed read as fresh values); each iteration is then recorded as (its start, its end)
+        self.between_iterations: tuple | None = None
+        self.iteration_steps: list[tuple] = []
         self.cut_guards: list = []  # per run: the condition under which the loop runs (its `if`s)
         self.cut_flags: list = []  # per run: at each cut, the condition that the loop still runs
         self.cut_loops: list = []  # per run: its loop statement (`loop_alone` runs it on its own)
@@ -416,6 +421,10 @@ class Exec:
         for g, item in rows:
             if is_false(g):
                 continue
+            steps = self.between_iterations is not None and self.between_iterations[0] is st
+            if steps and len(run) > 1:
+                self.fr.vars = self.between_iterations[1](self.fr.vars)
+            start = dict(self.fr.vars)
             saved = self.fr
             self.fr = saved.copy()
             if self.flow and st.var in self.p.flow_locals:
@@ -433,6 +442,8 @@ class Exec:
             self.fr = merge(g, after, saved)
             run.append(dict(self.fr.vars))
             marks.append(self.checks_mark())
+            if steps:
+                self.iteration_steps.append((start, run[-1]))
         self.keep_cuts(st, run, marks=marks)
 
     def keep_cuts(self, st, run: list, flags: list | None = None, marks: list | None = None) -> None:
@@ -968,6 +979,29 @@ def loop_alone(program: Program, n: int, options: dict, state: StateVars, snapsh
     if not ex.cut_loops or ex.cut_loops[-1] is not st:
         return None
     return list(ex.cuts[-1])
+
+
+def loop_steps_alone(program: Program, n: int, options: dict, state: StateVars, snapshots: dict, st,
+                     between) -> list | None:
+    """The decision-free `for` loop `st` run on its own from `state` as `loop_alone` runs it,
+    but each iteration after the first from the `var`s `between` gives for those the iterations
+    before left ({name: value} -> {name: value}; the items and their membership tests are still
+    read where the loop starts, as the engine's `list(source)` is): [(the `var`s where each
+    iteration starts, where it ends)], or None where it cannot be run so. An iteration's step
+    is then a term of one iteration's size, not of every iteration's before it."""
+    if not isinstance(st, N.For):
+        return None
+    fr = Frame(dict(state.vars), dict(state.locals), {}, state.pc, state.cur, dict(snapshots))
+    ex = Exec(program, n, options, fr)
+    ex.flow = True
+    ex.between_iterations = (st, between)
+    try:
+        ex.stmt(st)
+    except (KeyError, ValueError, NotEncoded, NotImplementedError, z3.Z3Exception):
+        return None  # (as `loop_alone`)
+    if not ex.cut_loops or ex.cut_loops[-1] is not st:
+        return None
+    return list(ex.iteration_steps)
 
 
 # ====================================================================== the relation's other parts

@@ -16,17 +16,28 @@ check fails stops there (`well_formed` is proved or refuted on its own).
 from __future__ import annotations
 
 from .dag import free_constants
-from .encode import StateVars, and_all, eq_leaf, eq_val, or_all, z3
+from .encode import SeqVal, SetVal, StateVars, and_all, eq_leaf, eq_val, or_all, z3
 from .relation import Relation
 from .transition import fresh_snapshots
 
-__all__ = ["Path", "leaves", "state_leaves", "same_state"]
+__all__ = ["Path", "leaves", "map_leaves", "state_leaves", "same_state"]
 
 
 def leaves(v) -> list:
     if isinstance(v, tuple):  # arrays, sets and sequences (SeqVal is a tuple: length, items)
         return [y for x in v for y in leaves(x)]
     return [v]
+
+
+def map_leaves(v, fn):
+    """`v` with each leaf replaced by `fn(leaf)`, in `leaves`' order; the same shape."""
+    if isinstance(v, SeqVal):
+        return SeqVal(map_leaves(v.length, fn), tuple(map_leaves(x, fn) for x in v.items))
+    if isinstance(v, SetVal):
+        return SetVal(fn(x) for x in v)
+    if isinstance(v, tuple):
+        return tuple(map_leaves(x, fn) for x in v)
+    return fn(v)
 
 
 def state_leaves(rel: Relation, state: StateVars, snaps: dict) -> list:

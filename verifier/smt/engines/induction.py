@@ -80,6 +80,7 @@ CUTS = True  # False: a move's loops are not read iteration by iteration (for th
 # a loop on the way of many moves has its iterations asked once, from its start read as the
 # state's leaves (`_loop_keeps`); False: from each move's own start, move by move
 SHARED_LOOPS = True
+FRESH_STEPS = True
 # a loop iteration's query through Z3's simplifier, then its SMT core (not the default solver's
 # own choice of preprocessing): on a count of many items ("done ones = the sum of the done
 # flags") the default gave up at 30 s where this takes 0.14 s. Only there: for every query, a
@@ -154,6 +155,7 @@ class Induction:
         self._loop_proofs: dict = {}  # `_loop_shape`'s key -> what the loop's iterations assumed
         self._loop_failures: set = set()  # (`_loop_shape`'s key, the hyps offered): not shown
         self.loops_shared = 0  # (move, instance) kept through a loop by its shared iterations
+        self.fresh_steps = 0  # shared iterations shown from their own start (`System.loop_steps`)
         self._named_keys: set = set()  # hyps of one move only (`_with_named`): not for `_loop_keeps`
         self._pins: dict = {}  # (id(transition), run) -> `_loop_shape`'s pins and their ids
 
@@ -239,9 +241,9 @@ class Induction:
         time left, those the solver gave up on, each on its own with everything proved by then
         (what a later claim states can keep a query small; together they would only be
         harder). A claim over many items (`Claim.param`) is first asked over a symbolic item,
-        on its own; those not proved so, together; and only then instance by instance, after
-        the other claims' first pass (`_over_an_item`); one over a symbolic item not proved is
-        asked again last (`_last`)."""
+        on its own, before the other claims; those not proved so, together, still before them;
+        and only then instance by instance, after the other claims' first pass
+        (`_over_an_item`); one over a symbolic item not proved is asked again last (`_last`)."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
@@ -278,10 +280,9 @@ class Induction:
         # is already asked of its instances, and one by one from the start they are only slower
         pending: list[Claim] = []
         item_out: dict[str, Outcome] = {}  # a claim over a symbolic item -> its last try's outcome
-        for i, c in enumerate(claims):
-            if c.param is None:
-                alone(c, len(claims) - i + len(pending))
-                continue
+        over_items = [c for c in claims if c.param is not None]
+        plain = [c for c in claims if c.param is None]
+        for i, c in enumerate(over_items):
             assumed[c.name] = set(seen)
             share(len(claims) - i + len(pending))
             try:
@@ -294,9 +295,11 @@ class Induction:
                 pending.append(c)
                 item_out[c.name] = outs[c.name]
         # (one alone too: it may rest on a claim proved after its first try, a claim over strips
-        # on one over the piles that hold them)
+        # on one over the piles that hold them) — before the other claims' first pass, which
+        # may rest on them: on a seed game a count kept through a loop over the strips rests on
+        # "a strip is in one place at most", and asked without it spent its whole share
         if pending and (len(pending) > 1 or len(known) > len(assumed[pending[0].name])):
-            share(len(pending))
+            share(len(plain) + len(pending))
             try:
                 together, outs = self._over_an_item(pending, known)
             finally:
@@ -306,6 +309,8 @@ class Induction:
                     record(c, Outcome(True, "item"), together[c.name])
                 else:
                     item_out[c.name] = outs[c.name]
+        for i, c in enumerate(plain):
+            alone(c, len(plain) - i + len([c for c in pending if c.name not in results]))
         out_of_time = [c for c in pending if c.name not in results and item_out[c.name].kind == "time"]
         for c in out_of_time:
             record(c, item_out[c.name], [])
@@ -646,6 +651,11 @@ class Induction:
             known = self._answers.get((id(tr), v, key))
             if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
                 continue
+            if self._loops_shown(tr, key, f):
+                # (`_check_case` goes through its loop's iterations, shown already; in a glance
+                # the loop's every iteration is read again, which on a seed game's scoring loop
+                # the solver gave up on at each move of a turn, 1.7 s each)
+                continue
             changed.append((key, post))
         if len(changed) < 2 or (self.deadline is not None and time.perf_counter() > self.deadline):
             return set(), []
@@ -886,6 +896,10 @@ class Induction:
                 self.abstract_settled += 1
                 self._answers[answer_key] = _Query(frozenset(a_hyps))
                 return None
+        if not cuts_tried and self._loops_shared(tr, key, f):
+            cuts_tried = True
+            if self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
+                return None
         case = self._case_term(tr, v)
         target = dag.support(dag.add(post))
         assumable = [k for k in list(live) + list(given) if k not in dropped]
@@ -1061,7 +1075,7 @@ class Induction:
             tried = (shape, frozenset(hyps))
             if tried in self._loop_failures:
                 return None
-            used = self._loop_iterations(states, pins, f, keep, hyps, support)
+            used = self._loop_iterations(states, pins, f, keep, hyps, support, self.sys.loop_steps(tr, r, pins))
             if used is None:
                 if not self._late():  # (cut short by the time, it is asked again with more)
                     self._loop_failures.add(tried)
@@ -1094,6 +1108,17 @@ class Induction:
                 return True
         return False
 
+    def _loops_shared(self, tr, key, f) -> bool:
+        """Some loop on the way of this move that changes the instance is read on its own
+        (`_loop_shape`): its iterations are shown once for every move that runs it
+        (`_loop_keeps`), and the move's own query is then small. Such a move is asked through
+        its loops before it is asked as a whole: on a seed game, asked first as a whole, each
+        instance's first move of a turn spent 2 s on a query the solver gave up on (with the
+        loop's 52 iterations in it) before its loop's steps were asked."""
+        if not SHARED_LOOPS:
+            return False
+        return any(self._loop_shape(tr, r, key) is not None for r, _ in self._cut_states(tr, key, f))
+
     def _loop_shape(self, tr, r: int, key) -> tuple | None:
         """What `_loop_keeps`'s iterations at run r of this move are asked for, as a key (the
         loop, the instance, the pins) and the pins; None where the loop is not read on its own (`System.loop_alone`).
@@ -1114,25 +1139,57 @@ class Induction:
         pins, ids = self._pins[at]
         return (id(loop), key, ids), pins
 
-    def _loop_iterations(self, states: list, pins: tuple, f, keep: int, hyps: dict, support: dict) -> set | None:
+    def _loop_iterations(self, states: list, pins: tuple, f, keep: int, hyps: dict, support: dict,
+                         alone: list | None = None) -> set | None:
         """Each iteration of a loop run on its own (`System.loop_alone`'s cuts) keeps the
         instance, assuming `hyps` and the leaves' declared bounds at its start, where the leaves
         in `pins` have their values: the keys of the hyps assumed, or None where a step is not
-        shown within `CUT_MS`. Each step is first asked with what reads none of the leaves in
-        `keep` left free (`dag.abstract_apart`): on a seed game's scoring loop an item's test of
-        the board is then a free flag, and a step takes 0.06–0.08 s against 0.3–3.5 s as it is
-        (with the simplifier first or not)."""
+        shown within `CUT_MS`. Each step is first asked from its own start, what the iterations
+        before changed read as fresh values (`alone`, `System.loop_steps`): on a seed game's
+        scoring loop of 52 items every step is then 0.03–0.05 s, where from the loop's start the
+        steps grew from 0.07 s to 0.7 s (the 50th iteration's terms nest 50 of them). Else (a
+        step that needs what the iterations before did) from the loop's start. Each is first
+        asked with what reads none of the leaves in `keep` (and the fresh values) left free
+        (`dag.abstract_apart`): an item's test of the board is then a free flag, and a step from
+        the loop's start takes 0.06–0.08 s against 0.3–3.5 s as it is."""
         dag = self.sys.dag
-        at = [z3.substitute(f, *s) if s else f for s in states]
-        used: set = set()
-        for before, goal in zip(at, at[1:]):
+        pinned = (lambda x: z3.substitute(x, *pins)) if pins else (lambda x: x)
+        at: dict = {}  # cut -> the instance there, from the loop's start (read only where needed)
+
+        def from_start(k: int):
+            if k not in at:
+                at[k] = z3.substitute(f, *states[k]) if states[k] else f
+            return at[k]
+
+        def tries(i: int):
+            # (term, simplify first, extra facts, from the step's own start), in order, each built
+            # only when the one before failed
+            if alone is not None and i > 0 and FRESH_STEPS:
+                start, end, bounds, fresh = alone[i]
+                before, goal = z3.substitute(f, *start), z3.substitute(f, *end)
+                if goal.eq(before):
+                    return
+                one = pinned(z3.And(before, z3.Not(goal)))
+                dag.add(one)
+                yield abstract_apart(dag, one, keep | fresh), False, bounds, True
+                if not fresh_failed:
+                    yield one, False, bounds, True
+                    # (reached where it was not shown: a loop whose steps need what the iterations
+                    # before did, whose other steps are then not asked so, 0.4-0.7 s each)
+                    fresh_failed.append(i)
+            before, goal = from_start(i), from_start(i + 1)
             if goal.eq(before):
-                continue
-            step = z3.And(before, z3.Not(goal))
-            if pins:
-                step = z3.substitute(step, *pins)
+                return
+            step = pinned(z3.And(before, z3.Not(goal)))
             dag.add(step)
-            for term, simplify_first in ((abstract_apart(dag, step, keep), False), (step, SIMPLIFY_FIRST)):
+            yield abstract_apart(dag, step, keep), False, [], False
+            yield step, SIMPLIFY_FIRST, [], False
+        used: set = set()
+        fresh_failed: list = []  # the step at which the fresh reading as it is was not shown
+        for i in range(len(states) - 1):
+            shown = True  # (a step with nothing to show)
+            for term, simplify_first, extra, own_start in tries(i):
+                shown = False
                 if term is None:
                     continue
                 if self._late():
@@ -1141,15 +1198,17 @@ class Induction:
                 taken = {k: h for k, h in hyps.items() if support[k] & bits}
                 for k in taken:
                     bits |= support[k]
-                parts = [*self._bounds_of(bits), *taken.values(), term]
+                parts = [*self._bounds_of(bits), *extra, *taken.values(), term]
                 if pins:  # (substituted, so that Z3 folds the values; the equations first)
-                    parts = [eq_leaf(a, b) for a, b in pins] + [z3.substitute(x, *pins) for x in parts]
+                    parts = [eq_leaf(a, b) for a, b in pins] + [pinned(x) for x in parts]
                 # (no decision point: nothing of one holds at the loop's start)
                 r, _ = self._ask(None, 0, [], parts, None, z3.BoolVal(False, CTX), [], (), CUT_MS, simplify_first)
                 if r == z3.unsat:
                     used |= set(taken)
+                    shown = True
+                    self.fresh_steps += own_start
                     break
-            else:
+            if not shown:
                 return None
         return used
 
