@@ -315,28 +315,23 @@ class System:
                 values = {x: map_leaves(v, lambda t: fixed.get(t.get_id(), t)) for x, v in state.vars.items()}
                 state = StateVars(self.p, self.n, self.rel.options, None, values={
                     "vars": values, "locals": state.locals, "pc": state.pc, "cur": state.cur})
-            names = self.p.var_types
-            pre = {x: leaves(self.rel.state.vars[x]) for x in names}
             made: list = []  # per iteration: [(constant, its leaf's declared bound)]
 
             def between(values: dict) -> dict:
                 fresh: dict = {}  # term id -> constant (the same term, the same constant)
                 made.append([])
-                out = {}
-                for x in names:
-                    old = iter(pre[x])
+                pre = iter(self.leaf_terms)  # (the `var` leaves come first, in `var_types`' order)
 
-                    def one(b):
-                        a = next(old)  # (the pre leaf at the same place: its bounds)
-                        if z3.is_const(b):
-                            return b
-                        k = b.get_id()
-                        if k not in fresh:
-                            fresh[k] = z3.FreshConst(b.sort(), "step")
-                            made[-1].append((fresh[k], self.bounds[self.index[self.dag.add(a)]]))
-                        return fresh[k]
-                    out[x] = map_leaves(values[x], one)
-                return out
+                def one(b):
+                    a = next(pre)  # (the pre leaf at the same place: its bounds)
+                    if z3.is_const(b):
+                        return b
+                    k = b.get_id()
+                    if k not in fresh:
+                        fresh[k] = z3.FreshConst(b.sort(), "step")
+                        made[-1].append((fresh[k], self.bounds[self.index[self.dag.add(a)]]))
+                    return fresh[k]
+                return {x: map_leaves(values[x], one) for x in self.p.var_types}
             rel = self.rel
             pairs = loop_steps_alone(rel.p, rel.n, rel.options, state, rel.snaps, loop, between)
             out = None

@@ -339,7 +339,16 @@ class Induction:
                 # without what a later claim states, a query that one assumption settles can grow
                 # into the move's whole cone (its checks on a board it rewrites)
                 self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S)
+            before = {c.name for c in claims if results[c.name].proved}
             left += self._last(claims, lemmas + left, results, proved, final)
+            if RETRY_ALONE and any(c.param is not None and results[c.name].proved and c.name not in before
+                                   for c in claims):
+                # a claim over a symbolic item proved only in the last round: the others may rest
+                # on it (on a seed game both counts through the scoring loop rest on "a strip is in
+                # one place at most", which a run at --budget 400 proved only there, after their
+                # first pass and second look had run out without it), each again with the time left
+                still = [c for c in claims if c.param is None and not results[c.name].proved]
+                self._again(still, lemmas + left, results, proved, assumed, final, 0)
         # what the second pass left is inductive too (with what the first pass left)
         # (not the formulas over a symbolic item: their instances say it, over the state alone)
         self.lemmas = [f for f in lemmas + [f for alive in proved.values() for f in alive] + left
