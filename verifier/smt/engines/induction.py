@@ -80,6 +80,8 @@ CUTS = True  # False: a move's loops are not read iteration by iteration (for th
 # a loop on the way of many moves has its iterations asked once, from its start read as the
 # state's leaves (`_loop_keeps`); False: from each move's own start, move by move
 SHARED_LOOPS = True
+# each of those iterations first from its own start, what the iterations before wrote read as
+# fresh values (`System.loop_steps`); False: from the loop's start only (for the tests' contrast)
 FRESH_STEPS = True
 # a loop iteration's query through Z3's simplifier, then its SMT core (not the default solver's
 # own choice of preprocessing): on a count of many items ("done ones = the sum of the done
@@ -310,7 +312,7 @@ class Induction:
                 else:
                     item_out[c.name] = outs[c.name]
         for i, c in enumerate(plain):
-            alone(c, len(plain) - i + len([c for c in pending if c.name not in results]))
+            alone(c, len(plain) - i + len([p for p in pending if p.name not in results]))
         out_of_time = [c for c in pending if c.name not in results and item_out[c.name].kind == "time"]
         for c in out_of_time:
             record(c, item_out[c.name], [])
