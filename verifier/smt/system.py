@@ -315,23 +315,14 @@ class System:
                 values = {x: map_leaves(v, lambda t: fixed.get(t.get_id(), t)) for x, v in state.vars.items()}
                 state = StateVars(self.p, self.n, self.rel.options, None, values={
                     "vars": values, "locals": state.locals, "pc": state.pc, "cur": state.cur})
-            made: list = []  # per iteration: [(constant, its leaf's declared bound)]
+            made: list = []  # per iteration after the first: ({term id: (term, constant)}, [bounds])
 
             def between(values: dict) -> dict:
-                fresh: dict = {}  # term id -> constant (the same term, the same constant)
-                made.append([])
+                fresh, bounds = {}, []
+                made.append((fresh, bounds))
                 pre = iter(self.leaf_terms)  # (the `var` leaves come first, in `var_types`' order)
-
-                def one(b):
-                    a = next(pre)  # (the pre leaf at the same place: its bounds)
-                    if z3.is_const(b):
-                        return b
-                    k = b.get_id()
-                    if k not in fresh:
-                        fresh[k] = z3.FreshConst(b.sort(), "step")
-                        made[-1].append((fresh[k], self.bounds[self.index[self.dag.add(a)]]))
-                    return fresh[k]
-                return {x: map_leaves(values[x], one) for x in self.p.var_types}
+                return {x: map_leaves(values[x], lambda b: self.fresh_value(next(pre), b, fresh, bounds, "step"))
+                        for x in self.p.var_types}
             rel = self.rel
             pairs = loop_steps_alone(rel.p, rel.n, rel.options, state, rel.snaps, loop, between)
             out = None
@@ -342,13 +333,10 @@ class System:
                     if renamed is None:
                         out = None
                         break
-                    bounds, bits = [], 0
-                    for c, bound in (made[k - 1] if k > 0 else []):
+                    fresh, bounds = made[k - 1] if k > 0 else ({}, [])
+                    bits = 0
+                    for _, c in fresh.values():
                         bits |= self.dag.support(self.dag.add(c))
-                        if bound is not None and bound[0] is not None:
-                            bounds.append(c >= bound[0])
-                        if bound is not None and bound[1] is not None:
-                            bounds.append(c <= bound[1])
                     out.append((renamed[0], renamed[1], bounds, bits))
             self._steps_alone[key] = out
         return self._steps_alone[key]
@@ -372,6 +360,23 @@ class System:
             return None
         return tr.cut_runs.index(tag[1]), tag[2]
 
+    def fresh_value(self, a, b, fresh: dict, bounds: list, prefix: str):
+        """The value `b` of pre leaf `a` somewhere in a loop, read as a fresh constant unless it is
+        a number or a leaf (the same term, the same constant: `fresh`, term id -> (term,
+        constant)); a new constant's declared bounds (those of `a`) go to `bounds`."""
+        if z3.is_const(b):
+            return b
+        k = b.get_id()
+        if k not in fresh:
+            c = z3.FreshConst(b.sort(), prefix)
+            fresh[k] = (b, c)
+            bound = self.bounds[self.index[self.dag.add(a)]]
+            if bound is not None and bound[0] is not None:
+                bounds.append(c >= bound[0])
+            if bound is not None and bound[1] is not None:
+                bounds.append(c <= bound[1])
+        return fresh[k][1]
+
     def as_fresh(self, tr: Transition, r: int, state: list, fresh: dict, facts: list) -> list:
         """A cut state of run r of `tr` ([(pre leaf term, its value there)]) with each value that
         is neither a number nor a leaf (the same term means more than the cut) read as a fresh
@@ -382,19 +387,7 @@ class System:
         value)]."""
         out, bounds = [], []
         for a, b in state:
-            if z3.is_const(b):
-                out.append((a, b))
-                continue
-            k = b.get_id()
-            if k not in fresh:
-                c = z3.FreshConst(b.sort(), "cut")
-                fresh[k] = (b, c)
-                bound = self.bounds[self.index[self.dag.add(a)]]
-                if bound is not None and bound[0] is not None:
-                    bounds.append(c >= bound[0])
-                if bound is not None and bound[1] is not None:
-                    bounds.append(c <= bound[1])
-            out.append((a, fresh[k][1]))
+            out.append((a, self.fresh_value(a, b, fresh, bounds, "cut")))
         if bounds:
             facts.append(z3.Implies(self.cut_guard(tr, r), z3.And(*bounds)))
         return out
