@@ -46,3 +46,19 @@ def test_the_table_reads_leaves_numbers_and_operators():
     assert dag.op[cond] == "lt" and dag.op[yes] == "add" and dag.op[no] == "leaf"
     assert sorted(str(dag.term[leaf]) for leaf in dag.leaves_of(dag.support(i))) == ["x", "y"]
     assert [dag.value[a] for a in dag.args[yes] if dag.op[a] == "num"] == [2]
+
+
+def test_comparisons_name_what_an_equality_compares_with_numerals_and_give_its_term_back():
+    x, y = z3.Ints("x y", ctx=CTX)
+    b = z3.Bool("b", ctx=CTX)
+    picked = z3.If(b, x, y)  # not a leaf: its term comes back from the table all the same
+    dag = Dag()
+    root = dag.add(z3.And(picked == 3, 5 == picked, x == y, z3.Or(y == 1, y + 1 == 2), x == z3.IntVal(4, CTX) + 0))
+    found = dag.comparisons([root])
+    by_text = {str(dag.term_of(i)): values for i, values in found.items()}
+    # `x == y` compares no numeral; `x == 4 + 0` is no numeral either (a sum)
+    assert by_text == {"If(b, x, y)": {3, 5}, "y": {1}, "y + 1": {2}}
+    assert dag.term_of(next(i for i in found if str(dag.term_of(i)) == "If(b, x, y)")).eq(picked)
+    # only below the roots asked about
+    other = dag.add(x == 9)
+    assert dag.comparisons([other]) == {dag.add(x): {9}}

@@ -23,7 +23,7 @@ import itertools
 from dataclasses import dataclass
 
 from ..ir import nodes as N
-from .dag import _to_expr, applications
+from .dag import applications
 from .encode import CTX, Encoder, eq_leaf, implies, is_false, is_num, num, or_all, z3
 
 __all__ = ["Parametric", "parametric", "named_items", "SYMBOLIC_OVER"]
@@ -131,34 +131,27 @@ def parametric(enc: Encoder, inv: N.InvariantDecl) -> Parametric | None:
     return Parametric(formulas, tuple(xs), tuple(domains))
 
 
-def named_items(terms: list, domain: tuple, positions: frozenset = frozenset()) -> list:
-    """The terms compared with at least half the domain's values in `terms` (a move's
-    conditions and successor values): the items the move names (`x == 3` for every card 3 is
-    how a set's bit reads "the card dealt is this one"). Leaves and small terms alike, but not
-    the loops' positions (ids in `positions`: a move is split by them, not about them). Through
-    the C API (`dag.applications`): a move's terms are thousands of nodes."""
+def named_items(dag, compared: dict[int, set[int]], domain: tuple, positions: frozenset = frozenset()) -> list:
+    """The terms compared with at least half the domain's values in a move's conditions and
+    successor values (`compared`: `Dag.comparisons` of them): the items the move names
+    (`x == 3` for every card 3 is how a set's bit reads "the card dealt is this one"). Leaves
+    and small terms alike, but not the loops' positions (ids in `positions`: a move is split by
+    them, not about them)."""
     lo, hi = domain[0], domain[-1]
-    ctx = CTX.ref()
-    get_id, numeral = z3.Z3_get_ast_id, z3.Z3_NUMERAL_AST
-    seen: dict = {}  # term id -> [term, the values it is compared with]
-    for a, _, args in applications(terms):
-        if len(args) != 2 or z3.Z3_get_decl_kind(ctx, z3.Z3_get_app_decl(ctx, a)) != z3.Z3_OP_EQ:
+    out = []
+    for i, values in compared.items():
+        # compared with at least half the values: a set's bits compare the item with every value;
+        # and small: an item a move names is chosen or looked up (a parameter, `revealed[q]`),
+        # where a value computed from the items (on a seed game, each seat's place in the order
+        # of strength, thousands of nodes) is no item, and the claim at it would be a query the
+        # solver gives up on
+        inside = sum(1 for v in values if lo <= v <= hi)
+        if i in positions or inside < 2 or 2 * inside < len(domain):
             continue
-        x, y = args
-        if z3.Z3_get_ast_kind(ctx, y) == numeral:
-            x, y = y, x
-        if z3.Z3_get_ast_kind(ctx, x) != numeral or z3.Z3_get_ast_kind(ctx, y) == numeral or \
-                get_id(ctx, y) in positions or z3.Z3_get_sort_kind(ctx, z3.Z3_get_sort(ctx, y)) != z3.Z3_INT_SORT:
-            continue
-        value = int(z3.Z3_get_numeral_string(ctx, x))
-        if lo <= value <= hi:
-            seen.setdefault(get_id(ctx, y), [_to_expr(y, CTX), set()])[1].add(value)
-    # compared with at least half the values: a set's bits compare the item with every value;
-    # and small: an item a move names is chosen or looked up (a parameter, `revealed[q]`), where
-    # a value computed from the items (on a seed game, each seat's place in the order of strength,
-    # thousands of nodes) is no item, and the claim at it would be a query the solver gives up on
-    return [term for term, values in seen.values()
-            if len(values) >= 2 and 2 * len(values) >= len(domain) and _nodes_within(term, ITEM_NODES)]
+        term = dag.term_of(i)
+        if _nodes_within(term, ITEM_NODES):
+            out.append(term)
+    return out
 
 
 def _nodes_within(term, cap: int) -> bool:
