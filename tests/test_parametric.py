@@ -11,11 +11,12 @@ those two is proved, and the instances one by one do not prove them either.
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
 
 from verifier.frontend import check_text
 from verifier.smt.encode import CTX, Encoder, num, z3
-from verifier.smt.engines.induction import Claim, Induction, instances_of
+from verifier.smt.engines.induction import Claim, Induction, Outcome, instances_of
 from verifier.smt.engines.intervals import analyse
 from verifier.smt.parametric import named_items, parametric
 from verifier.smt.prove import Prover
@@ -149,3 +150,57 @@ def test_an_abstracted_look_not_settled_for_one_formula_is_not_taken_for_its_sib
         after = [k for k, (w, _) in enumerate(looks) if w == where]
         assert len(after) == 1, where  # the first look not settled there is the last one
     assert set(failed) <= ind._abstract_failed
+
+
+def test_a_claim_over_a_symbolic_item_that_ran_out_of_its_share_in_the_last_rounds_goes_on():
+    # the last rounds (`_last`): `deck_apart`'s first try there is cut short at once; it is asked
+    # again in the next round (a round that proved nothing else), and proved; the two that rest on
+    # each other are still proved together after the rounds
+    program, prover, system = compiled(DEAL)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    cs = claims(program, prover)
+    results = {c.name: Outcome(False, "sat") for c in cs}
+    tries: list = []
+    real = ind._over_an_item
+
+    def deck_cut_short_once(these, known, part):
+        tries.append([c.name for c in these])
+        if tries.count(["deck_apart"]) == 1 and these[0].name == "deck_apart":
+            ind.deadline = time.perf_counter()  # out of its share before its first query
+        return real(these, known, part)
+    ind._over_an_item = deck_cut_short_once
+    proved: dict = {}
+    ind._last(cs, [], results, proved, time.perf_counter() + 120)
+    assert tries.count(["deck_apart"]) == 2, tries
+    assert all(results[c.name].proved for c in cs), {k: v.kind for k, v in results.items()}
+
+
+def test_a_claim_over_a_symbolic_item_that_keeps_running_out_is_left_out_of_the_last_together_step(monkeypatch):
+    # `deck_apart` runs out of every share it gets (each try takes the whole share, as a
+    # real one does); it is asked again while more than AGAIN_S is left, and then not asked
+    # with the broken claims together (its instances one by one would only be slower)
+    from verifier.smt.engines import induction
+    monkeypatch.setattr(induction, "AGAIN_S", 0.5)
+    program, prover, system = compiled(DEAL)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    cs = claims(program, prover)
+    results = {c.name: Outcome(False, "sat") for c in cs}
+    deck_tries = []
+    together: list = []
+    real, houdini = ind._over_an_item, ind._houdini
+
+    def deck_runs_out(these, known, part):
+        if these[0].name == "deck_apart":
+            deck_tries.append(1)
+            time.sleep(max(0.0, ind.deadline - time.perf_counter()))
+            return {}, {"deck_apart": Outcome(False, "time")}
+        return real(these, known, part)
+
+    def recorded(these, lemmas, **kw):
+        together.append([c.name for c in these])
+        return houdini(these, lemmas, **kw)
+    ind._over_an_item, ind._houdini = deck_runs_out, recorded
+    ind._last(cs, [], results, {}, time.perf_counter() + 3)
+    assert len(deck_tries) >= 2
+    assert not results["deck_apart"].proved
+    assert all("deck_apart" not in names for names in together), together

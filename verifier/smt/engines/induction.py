@@ -365,14 +365,20 @@ class Induction:
               final: float | None) -> list:
         """With a fair share each of the time left: the claims over a symbolic item not proved,
         so again, round after round while a round proves one more claim (one may rest on another: a claim
-        over strips on one over the piles that hold them); then the broken ones together with
-        every claim still broken, as after the first pass. Updates `results` and `proved`; returns
-        the instances that together pass left (inductive with `lemmas` and what is proved)."""
+        over strips on one over the piles that hold them) or one ran out of its share (asked again,
+        it goes on where it stopped: what the moves it passed showed is not asked again); then the
+        broken ones together with every claim still broken, as after the first pass — but not
+        one that ran out of its share: together, its instances are asked one by one, only slower.
+        Updates `results` and `proved`; returns the instances that together pass left (inductive
+        with `lemmas` and what is proved)."""
         late = [c for c in claims if c.param is not None and not results[c.name].proved]
         tried: dict[str, int] = {}  # claim -> how many claims were proved when it was last tried
+        ran_out: set = set()  # the claims whose last try ran out of its share
         while True:
             count = sum(1 for r in results.values() if r.proved)
-            todo = [c for c in late if not results[c.name].proved and tried.get(c.name, -1) < count]
+            roomy = final is None or final - time.perf_counter() > AGAIN_S  # (not shares of crumbs)
+            todo = [c for c in late if not results[c.name].proved and
+                    (tried.get(c.name, -1) < count or (c.name in ran_out and roomy))]
             if not todo or (final is not None and time.perf_counter() >= final):
                 break
             for k, c in enumerate(todo):
@@ -384,11 +390,15 @@ class Induction:
                     done, out = self._over_an_item([c], known, 1.0)
                 finally:
                     self.deadline = final
+                ran_out.discard(c.name)
                 if c.name in done:
                     results[c.name], proved[c.name] = Outcome(True, "item"), done[c.name]
                 elif out[c.name].kind == "sat":
                     results[c.name] = out[c.name]
-        broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"]
+                elif out[c.name].kind == "time":
+                    ran_out.add(c.name)
+        broken = [c for c in claims if not results[c.name].proved and results[c.name].kind == "sat"
+                  and c.name not in ran_out]
         if not any(c in late for c in broken):
             return []
         out, more = self._houdini(broken, lemmas + [f for alive in proved.values() for f in alive])
