@@ -1084,3 +1084,30 @@ def test_a_loop_that_reads_what_a_move_may_change_is_not_read_on_its_own():
         mark = next(tr for d in system.decisions for tr in system.transitions(d) if tr.label.startswith("mark"))
         runs = system.cut_renamings(mark)
         assert [system.loop_alone(mark, r) is not None for r in range(len(runs))] == expected
+
+
+def test_a_look_given_up_on_through_a_shared_loop_is_not_taken_again_at_that_move(monkeypatch):
+    """At `mark`, both instances of `tallied` go through the loop read on its own, and the first
+    look with what they do not read left free reads every iteration: here the planted solver
+    gives up on it. The second instance goes straight through the loop's iterations at that move
+    (one look per move and case, not one per instance), and the claim is still proved."""
+    import verifier.smt.engines.induction as induction
+    program, prover, system = compiled(TALLIES, "tallies.rules")
+    apart, tallied = claim(program, prover, "apart"), claim(program, prover, "tallied")
+    assert len(tallied.instances) == 2
+    looks = {}
+    for skip in (True, False):
+        ind = whole_moves_given_up(Induction(system, None, timeout=10))
+        if not skip:  # the looks' failures forgotten: each instance takes its own
+            ind._abstract_failed = type("Forgetful", (set,), {"add": lambda self, x: None})()
+        ask, asked = ind._ask, []
+
+        def recorded(d, bits, conds, hyps, case, post, checks, splits=(), ms=None, *rest, ask=ask, asked=asked):
+            if ms == induction.ABSTRACT_MS:
+                asked.append(d)
+            return ask(d, bits, conds, hyps, case, post, checks, splits, ms, *rest)
+        ind._ask = recorded
+        out = ind.run([tallied], apart.instances)["tallied"]
+        assert out.proved, (skip, out.kind, out.move, out.detail)
+        looks[skip] = asked
+    assert looks[False] and len(looks[True]) < len(looks[False]), looks

@@ -150,8 +150,8 @@ class Induction:
         self._expansions: set = set()  # ids of the instances of claims proved over a symbolic item
         self._named: dict = {}  # (id(transition), domain) -> the items the move names
         self._compared: dict = {}  # id(transition) -> `Dag.comparisons` of its terms
-        # (id(transition), case, id(Parametric)): an abstracted look at a formula over a symbolic
-        # item there was not settled (`_check_case`)
+        # (id(transition), case, id(Parametric) or "through a loop read on its own"): where an
+        # abstracted look at a formula like this one was not settled (`_check_case`)
         self._abstract_failed: set = set()
         self._positions: frozenset | None = None  # ids of the loops' position leaves (no items)
         self._instantiated: dict = {}  # (id(transition), formula id) -> its instantiations there
@@ -916,10 +916,17 @@ class Induction:
         if cuts_tried and self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
             return None  # (a loop's iterations shown at an earlier move: the rest is quick)
         abstract = self._abstract(tr, key, post)
-        # a claim over a symbolic item whose abstracted look at this move was not settled for
-        # one of its formulas is not looked at so for the others: on a seed game they differ
-        # by a pile's length only, and 26 such looks of 67 cost 7.5 s of 39 s, all in vain
-        family = (id(tr), v, id(self._params[key])) if key in self._params else None
+        # the abstracted look is not taken where it failed at this move for a formula like this
+        # one: (1) a claim over a symbolic item, for any of its formulas — on a seed game they
+        # differ by a pile's length only, and 26 such looks of 67 cost 7.5 s of 39 s, all in
+        # vain; (2) an instance through a loop read on its own, where the solver gave up — the
+        # look reads every iteration of the loop (on a seed game's scoring loop, 1 s given up on
+        # by each instance of two counts at each seat's first move of a turn)
+        family = through = None
+        if key in self._params:
+            family = (id(tr), v, id(self._params[key]))
+        elif abstract is not None and not cuts_tried and self._loops_shared(tr, key, f):
+            family = through = (id(tr), v, "through a loop read on its own")
         if abstract is not None and family not in self._abstract_failed:
             a_conds, a_hyps, a_formulas, a_bits = self._slice(tr, dag.support(dag.add(abstract)), live, given,
                                                               support, dropped)
@@ -928,7 +935,7 @@ class Induction:
                 self.abstract_settled += 1
                 self._answers[answer_key] = _Query(frozenset(a_hyps))
                 return None
-            if family is not None and not self._late():
+            if family is not None and not self._late() and (through is None or r == z3.unknown):
                 self._abstract_failed.add(family)
         if not cuts_tried and self._loops_shared(tr, key, f):
             cuts_tried = True
