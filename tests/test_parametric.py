@@ -204,3 +204,24 @@ def test_a_claim_over_a_symbolic_item_that_keeps_running_out_is_left_out_of_the_
     assert len(deck_tries) >= 2
     assert not results["deck_apart"].proved
     assert all("deck_apart" not in names for names in together), together
+
+
+def test_claims_over_a_symbolic_item_that_each_ran_out_of_time_alone_are_not_asked_together_next():
+    # each claim's first try over the symbolic card runs out of its time (planted) and nothing is
+    # proved in between: the try of them together that follows in the first pass is skipped (at
+    # every move it is each one's work and more); with counterexamples instead, it is taken
+    program, prover, system = compiled(DEAL)
+    for kind, together_expected in (("time", False), ("sat", True)):
+        ind = Induction(system, analyse(system, None), timeout=10)
+        calls: list = []
+        real = ind._over_an_item
+
+        def planted(these, known, *part, real=real, calls=calls, kind=kind):
+            calls.append([c.name for c in these])
+            if len(these) == 1 and len(calls) <= 3:  # the three first tries, one claim each
+                return {}, {these[0].name: Outcome(False, kind)}
+            return real(these, known, *part)
+        ind._over_an_item = planted
+        ind.run(claims(program, prover))
+        assert calls[:3] == [["deck_apart"], ["hand_apart"], ["table_apart"]], calls
+        assert (calls[3:4] == [["deck_apart", "hand_apart", "table_apart"]]) == together_expected, (kind, calls)
