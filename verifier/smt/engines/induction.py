@@ -922,11 +922,11 @@ class Induction:
             return None  # (a loop's iterations shown at an earlier move: the rest is quick)
         abstract = self._abstract(tr, key, post)
         # the abstracted look is not taken where it failed at this move for a formula like this
-        # one: (1) a claim over a symbolic item, for any of its formulas — on a seed game they
-        # differ by a pile's length only, and 26 such looks of 67 cost 7.5 s of 39 s, all in
-        # vain; (2) an instance through a loop read on its own, where the solver gave up — the
-        # look reads every iteration of the loop (on a seed game's scoring loop, 1 s given up on
-        # by each instance of two counts at each seat's first move of a turn)
+        # one: (1) a claim over a symbolic item, for any of its formulas — they differ by one
+        # value of an expanded `all` only, and on a seed game 26 such looks of 67 cost 7.5 s of
+        # 39 s, all in vain; (2) an instance through a loop read on its own, where the solver
+        # gave up — the look reads every iteration of the loop (on a seed game's scoring loop,
+        # 1 s given up on by each instance of two counts at each seat's first move of a turn)
         family = through = None
         if key in self._params:
             family = (id(tr), v, id(self._params[key]))
