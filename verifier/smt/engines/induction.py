@@ -927,10 +927,11 @@ class Induction:
         # 39 s, all in vain; (2) an instance through a loop read on its own, where the solver
         # gave up — the look reads every iteration of the loop (on a seed game's scoring loop,
         # 1 s given up on by each instance of two counts at each seat's first move of a turn)
+        shared = not cuts_tried and self._loops_shared(tr, key, f)
         family = through = None
         if key in self._params:
             family = (id(tr), v, id(self._params[key]))
-        elif abstract is not None and not cuts_tried and self._loops_shared(tr, key, f):
+        elif shared:
             family = through = (id(tr), v, "through a loop read on its own")
         if abstract is not None and family not in self._abstract_failed:
             a_conds, a_hyps, a_formulas, a_bits = self._slice(tr, dag.support(dag.add(abstract)), live, given,
@@ -942,7 +943,7 @@ class Induction:
                 return None
             if family is not None and not self._late() and (through is None or r == z3.unknown):
                 self._abstract_failed.add(family)
-        if not cuts_tried and self._loops_shared(tr, key, f):
+        if shared:
             cuts_tried = True
             if self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
                 return None
