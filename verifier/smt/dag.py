@@ -80,6 +80,9 @@ class Dag:
         # node id -> its raw AST, for each operand of an `==` with a numeral (alive with its root):
         # the terms `comparisons` finds are given back as z3 terms (`term_of`)
         self._compared: dict[int, object] = {}
+        # a fresh constant's id -> the term it stands for in a query (`stand_in`), and their bits
+        self.stands_for: dict[int, object] = {}
+        self.stand_in_bits = 0
 
     def add(self, term) -> int:
         """Read `term` (a z3 expression) and everything below it; return its id."""
@@ -120,6 +123,16 @@ class Dag:
                     self._compared[get_id(_CTX, y)] = y
             stack.extend(children)
         return get_id(_CTX, root)
+
+    def stand_in(self, constant, term) -> None:
+        """Record that the fresh `constant` stands for `term` in the queries it is put in (a
+        subterm left free, a loop's value read as fresh): two queries that read the same terms
+        through different constants are then known for the same query
+        (`symmetry.SeatRotations`)."""
+        i = self.add(constant)
+        self.stands_for[i] = term
+        self._alive.append(term)
+        self.stand_in_bits |= self.support(i)
 
     def comparisons(self, roots: list[int]) -> dict[int, set[int]]:
         """Each node below `roots` (ids, added) that an `==` compares with an integer numeral ->
@@ -225,6 +238,7 @@ def abstract_apart(dag: Dag, term, keep: int):
                 # the same constant for the same part in every query: a query asked again at
                 # another loop position of a move is then the same formula (`Induction._solve`)
                 free = dag.free[i] = z3.FreshConst(x.sort(), "free")
+                dag.stand_in(free, x)
             pairs.append((x, free))
             continue
         stack.extend(z3.Z3_get_app_arg(_CTX, a, k) for k in range(z3.Z3_get_app_num_args(_CTX, a)))

@@ -370,6 +370,7 @@ class System:
         if k not in fresh:
             c = z3.FreshConst(b.sort(), prefix)
             fresh[k] = (b, c)
+            self.dag.stand_in(c, b)
             bound = self.bounds[self.index[self.dag.add(a)]]
             if bound is not None and bound[0] is not None:
                 bounds.append(c >= bound[0])
@@ -406,7 +407,9 @@ class System:
         swap = list(fresh.values())
         running = self.cut_flag(tr, r, k)
         if not (z3.is_true(running) or z3.is_false(running)):
-            swap.append((running, z3.FreshConst(z3.BoolSort(running.ctx), "running")))
+            flag = z3.FreshConst(z3.BoolSort(running.ctx), "running")
+            self.dag.stand_in(flag, running)
+            swap.append((running, flag))
         return swap, facts, renaming
 
     def term(self, i: int):

@@ -37,6 +37,7 @@ from ..dag import abstract_apart
 from ..encode import CTX, and_all, eq_leaf, is_num, lift, not_, num, with_values, z3
 from ..relation import successor_paths
 from ..parametric import Parametric, named_items
+from ..symmetry import SeatRotations
 from ..system import System, flatten_and
 from .intervals import BIG, Intervals
 
@@ -88,6 +89,9 @@ FRESH_STEPS = True
 # flags") the default gave up at 30 s where this takes 0.14 s. Only there: for every query, a
 # first-pass counterexample on a seed game took 45 s (out of time) instead of 7 s
 SIMPLIFY_FIRST = True
+# a query whose image under a rotation of the seats was answered unsatisfiable is not asked
+# (`_rotated_answer`): where the seats play alike, P2's move is asked as P1's was
+SEAT_ROTATIONS = True
 
 
 @dataclass
@@ -141,6 +145,10 @@ class Induction:
         self.queries = 0
         self._unsat_queries: dict = {}  # the ids of a query's parts -> its parts, for `_solve`
         self.repeated = 0  # queries answered by an earlier one with the same parts
+        self._rotations: SeatRotations | None = None  # built on first use (`SEAT_ROTATIONS`)
+        self._rotated_unsat: set = set()  # the canonical keys of each query answered unsatisfiable
+        self._rotated_parts: set = set()  # every key among them
+        self.rotated = 0  # queries answered by another seat's (the image of one under a rotation)
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
         self.refuted_by_models = 0  # instances dropped by another instance's counterexample
@@ -1388,20 +1396,92 @@ class Induction:
             first = min(first, ms)
         r, info = self._solve(parts, first, simplify_first)
         if r == z3.unknown and splits:
-            return self._split(parts, splits)
+            return self._split(parts, splits, parts, ())
         return r, info
 
-    def _solve(self, parts: list, ms: int, simplify_first: bool = False):
+    def _solve(self, parts: list, ms: int, simplify_first: bool = False, base: list | None = None,
+               fixed: tuple = ()):
+        """`parts` asked; `base` and `fixed` say what it is for a split query (`_split`): the
+        parts before the choices `fixed` ((leaf, value), ...) were substituted."""
         # the same query comes again at another loop position of the same move (the instance and
         # what it reads do not name the position): an unsatisfiable answer is kept by its parts
         memo = frozenset(t.get_id() for t in parts)
         if memo in self._unsat_queries:
             self.repeated += 1
             return z3.unsat, None
+        # a split query is its parts before the substitution and "leaf == value": read so, its
+        # canonical keys are those of terms already in the table
+        plain = base if base is not None else parts
+        if self._rotated_answer(plain, fixed):
+            self.rotated += 1
+            return z3.unsat, None
         r, info = self._solve_once(parts, ms, simplify_first)
         if r == z3.unsat:
             self._unsat_queries[memo] = parts  # (the terms kept alive: their ids stay theirs)
+            self._remember_rotated(plain, fixed)
         return r, info
+
+    def _rotated_answer(self, parts: list, fixed: tuple) -> bool:
+        """Is the image of the query under a rotation of the seats (`symmetry.SeatRotations`)
+        one answered unsatisfiable before? Then so is this one: the rotation is a bijection of
+        the states. The parts are read last first (what must not hold after the move tells
+        queries apart; the interval facts are common to many), and a reading is given up at
+        the first image that is no part of an answer. Where a part has no image through π (a
+        fact doing arithmetic on a seat), it is read again with the seat-valued leaves that
+        part reads as plain numbers. `fixed`: the choices fixed by a split ((leaf, value),
+        ...), each as "leaf == value"."""
+        rotations = self._seat_rotations()
+        if rotations is None or not self._rotated_unsat:
+            return False
+        for r in range(1, self.sys.n):
+            plain: frozenset = frozenset()
+            for _ in range(2):
+                keys, stuck = self._rotated_keys(rotations, parts, fixed, rotations.reading(r, plain))
+                if keys is not None and keys in self._rotated_unsat:
+                    return True
+                if stuck is None:
+                    break
+                plain = frozenset(rotations.seat_valued_in(stuck))
+                if not plain:
+                    break
+        return False
+
+    def _remember_rotated(self, parts: list, fixed: tuple) -> None:
+        """Keep an unsatisfiable query's canonical keys, for `_rotated_answer`."""
+        rotations = self._seat_rotations()
+        if rotations is None:
+            return
+        keys, _ = self._rotated_keys(rotations, parts, fixed, 0, known=False)
+        if keys is not None:
+            self._rotated_unsat.add(keys)
+            self._rotated_parts |= keys
+
+    def _rotated_keys(self, rotations, parts, fixed, q: int, known: bool = True) -> tuple:
+        """(the keys of the query's parts in reading q, None where one is in no answer (with
+        `known`) or has none), and the part that has none (None if none is so)."""
+        keys = set()
+        for leaf, value in fixed:
+            k = rotations.key_of_value(leaf, value.as_long(), q)
+            if k is None:
+                return None, leaf
+            if known and k not in self._rotated_parts:
+                return None, None
+            keys.add(k)
+        for t in reversed(parts):
+            k = rotations.key(t, q)
+            if k is None:
+                return None, t
+            if known and k not in self._rotated_parts:
+                return None, None
+            keys.add(k)
+        return frozenset(keys), None
+
+    def _seat_rotations(self):
+        if not SEAT_ROTATIONS or self.sys.n < 2:
+            return None
+        if self._rotations is None:
+            self._rotations = SeatRotations(self.sys)
+        return self._rotations
 
     def _solve_once(self, parts: list, ms: int, simplify_first: bool = False):
         remaining = None if self.deadline is None else self.deadline - time.perf_counter()
@@ -1421,13 +1501,15 @@ class Induction:
             return r, sol.reason_unknown()
         return r, None
 
-    def _split(self, parts: list, splits):
+    def _split(self, parts: list, splits, base: list, fixed: tuple):
         (leaf, lo, hi), rest = splits[0], splits[1:]
         for value in range(lo, hi + 1):
-            fixed = with_values(parts, [(leaf, num(value))])
-            r, info = self._solve(fixed, min(self.timeout_ms, SYMBOLIC_MS) if rest else self.timeout_ms)
+            now = fixed + ((leaf, num(value)),)
+            asked = with_values(parts, [(leaf, num(value))])
+            r, info = self._solve(asked, min(self.timeout_ms, SYMBOLIC_MS) if rest else self.timeout_ms,
+                                  base=base, fixed=now)
             if r == z3.unknown and rest:
-                r, info = self._split(fixed, rest)
+                r, info = self._split(asked, rest, base, now)
             if r != z3.unsat:
                 return r, info
         return z3.unsat, None

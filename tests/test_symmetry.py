@@ -1,0 +1,159 @@
+"""Seat rotations (`verifier/smt/symmetry.py`) and their use by the sliced induction.
+
+A query about P2's move is answered by the answer P1's got only where its image under a
+rotation of the seats is that query, term for term up to the order of commutative arguments:
+shown on an inline spec where every seat plays alike, and on a planted edit where P2's move
+breaks a claim P1's keeps (which must not be proved).
+"""
+from __future__ import annotations
+
+import pytest
+
+from verifier.frontend import check_text
+from verifier.smt.encode import CTX, Encoder, num, z3
+from verifier.smt.engines import induction as induction_module
+from verifier.smt.engines.induction import Claim, Induction, instances_of
+from verifier.smt.engines.intervals import analyse
+from verifier.smt.prove import Prover
+from verifier.smt.symmetry import SeatRotations, leaf_paths
+from verifier.smt.system import System
+from verifier.ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
+
+TALLY = '''
+game tally "Tally"
+players 2..3
+var count: array[Player] of 0..9 = 0
+var turn: Player = 0
+var rounds: 0..30 = 0
+flow {
+  while rounds < 12 decreases 12 - rounds {
+    choose turn {
+      move add() "adds"
+        require room "a seat counts to 4 at most": count[turn] < 4
+      { count[turn] += 1 }
+      move pass() "passes" { }
+    }
+    turn = next_player(turn)
+    rounds += 1
+  }
+}
+outcome { score p: count[p] }
+invariant at_most_4 "no seat counts past 4": all(p in players: count[p] <= 4)
+invariant total "the counts add up to at most the rounds played": sum(p in players: count[p]) <= rounds
+'''
+
+# the planted edit: the last seat's `add` skips the check (P1's keeps the claim, P2's breaks it)
+LOPSIDED = TALLY.replace('require room "a seat counts to 4 at most": count[turn] < 4',
+                         'require room "a seat counts to 4 at most": count[turn] < 4 or turn == 1')
+
+
+def setting(text: str, n: int):
+    program, diags = check_text(text, "tally.rules")
+    assert program is not None, [d.message for d in diags]
+    prover = Prover(program, n, {}, 10)
+    system = System(prover.rel)
+    return program, prover, system
+
+
+def claim(program, prover, name: str) -> Claim:
+    inv = next(i for i in program.invariants if i.name == name)
+    return Claim(name, inv, instances_of(Encoder(program, prover.n, {}, prover.rel.state).invariant(inv)))
+
+
+def leaf(system, name: str):
+    return next(t for t in system.leaf_terms if str(t) == name)
+
+
+def test_leaf_paths_name_the_seat_coordinates_of_each_leaf_in_the_encoders_order():
+    assert leaf_paths(PlayerT(), 3) == [((), True)]
+    assert leaf_paths(ArrayT(PlayerT(), IntT(0, 9)), 2) == [(((True, 0),), False), (((True, 1),), False)]
+    assert leaf_paths(SetT(PlayerT()), 2) == [(((True, 0),), False), (((True, 1),), False)]
+    # a sequence: its length, then its items (the items of a `seq of Player` are seats)
+    assert leaf_paths(SeqT(PlayerT(), 2), 3) == [(((False, -1),), False), (((False, 0),), True),
+                                                 (((False, 1),), True)]
+
+
+def test_a_term_about_one_seat_has_the_key_of_the_same_term_about_the_next_under_the_rotation():
+    _, _, system = setting(TALLY, 3)
+    rot = SeatRotations(system)
+    c0, c1, c2 = (leaf(system, f"count@0[{k}]") for k in range(3))
+    turn, cur = leaf(system, "turn@0"), leaf(system, "cur@0")
+    one = rot.reading(1)  # seat s read as seat s - 1
+    # P2's "count + 1 <= 4 when it is P2's turn" is P1's, read one seat back
+    p1 = z3.And(turn == 0, cur == 0, c0 + 1 <= 4, c1 + c2 <= 8)
+    p2 = z3.And(cur == 1, turn == 1, c1 + 1 <= 4, c0 + c2 <= 8)
+    assert rot.key(p2, one) == rot.key(p1)
+    assert rot.key(p2) != rot.key(p1)  # (not as they are)
+    # and not under another rotation, nor where a number differs
+    assert rot.key(p2, rot.reading(2)) != rot.key(p1)
+    assert rot.key(z3.And(turn == 1, cur == 1, c1 + 1 <= 3, c0 + c2 <= 8), one) != rot.key(p1)
+    # the order of a commutative operator's arguments does not count
+    assert rot.key(c0 + c1 <= 4) == rot.key(c1 + c0 <= 4)
+
+
+def test_a_seat_read_otherwise_than_compared_has_no_key_under_a_rotation_but_one_as_a_plain_number():
+    _, _, system = setting(TALLY, 3)
+    rot = SeatRotations(system)
+    turn = leaf(system, "turn@0")
+    rounds = leaf(system, "rounds@0")
+    arithmetic = rounds == 3 * turn  # no permutation of the seats keeps this
+    assert rot.key(arithmetic, rot.reading(1)) is None
+    plain = rot.reading(1, frozenset(rot.seat_valued_in(arithmetic)))
+    assert rot.key(arithmetic, plain) == rot.key(arithmetic)
+    # a bound every seat is on one side of stays; one that splits the seats has no key
+    assert rot.key(turn >= 0, rot.reading(1)) == rot.key(turn >= 0)
+    assert rot.key(turn <= 0, rot.reading(1)) is None
+
+
+def test_what_a_move_gives_a_seat_valued_leaf_is_read_as_a_seat_where_it_is_compared():
+    _, _, system = setting(TALLY, 2)
+    rot = SeatRotations(system)
+    c0, c1, flag = leaf(system, "count@0[0]"), leaf(system, "count@0[1]"), z3.Bool("flag", CTX)
+    # "the next seat": after P1's move, P1 again if `flag`, else P2; after P2's, the other way
+    after_p1, after_p2 = z3.If(flag, num(0), num(1)), z3.If(flag, num(1), num(0))
+    for term in (after_p1, after_p2):
+        rot.seat_terms.add(system.dag.add(term))  # as `SeatRotations` finds each move's
+    p1 = z3.And(after_p1 == 0, c0 <= 4)
+    p2 = z3.And(after_p2 == 1, c1 <= 4)
+    assert rot.key(p2, rot.reading(1)) == rot.key(p1)
+    # an `If` over numbers that no move gives a seat is a number: compared as it is
+    other = z3.Bool("other", CTX)
+    assert rot.key(z3.If(other, num(0), num(1)) == 1, rot.reading(1)) != rot.key(z3.If(other, num(1), num(0)) == 0)
+    assert rot.key(z3.If(other, num(0), num(1)) == 1, rot.reading(1)) == rot.key(z3.If(other, num(0), num(1)) == 1)
+
+
+def test_two_fresh_constants_never_share_a_key():
+    _, _, system = setting(TALLY, 2)
+    rot = SeatRotations(system)
+    c0, c1 = leaf(system, "count@0[0]"), leaf(system, "count@0[1]")
+    a, b = z3.FreshInt("free", CTX), z3.FreshInt("free", CTX)
+    system.dag.stand_in(a, c0 + c1)
+    system.dag.stand_in(b, c1 + c0)  # the same term up to the order of a sum: the same key
+    assert rot.key(a <= 3) is not None
+    assert rot.key(b <= 3) is None  # the second constant gets none: they are two free values
+
+
+def ask_counts(program, prover, system, name: str, rotations: bool, monkeypatch) -> tuple:
+    monkeypatch.setattr(induction_module, "SEAT_ROTATIONS", rotations)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    asked = []
+    solve = ind._solve_once
+    ind._solve_once = lambda parts, *rest: asked.append(1) or solve(parts, *rest)
+    out = ind.run([claim(program, prover, name)])
+    return out[name], len(asked), ind.rotated
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_claim_over_every_seat_is_proved_with_the_other_seats_moves_answered_by_the_first(n, monkeypatch):
+    program, prover, system = setting(TALLY, n)
+    plain, asked_plain, _ = ask_counts(program, prover, system, "at_most_4", False, monkeypatch)
+    program, prover, system = setting(TALLY, n)
+    rotated, asked_rotated, hits = ask_counts(program, prover, system, "at_most_4", True, monkeypatch)
+    assert plain.proved and rotated.proved
+    assert hits > 0 and asked_rotated < asked_plain
+
+
+def test_a_move_only_the_second_seat_breaks_a_claim_with_is_not_hidden_by_the_first_seats_answer(monkeypatch):
+    program, prover, system = setting(LOPSIDED, 2)
+    out, _, hits = ask_counts(program, prover, system, "at_most_4", True, monkeypatch)
+    assert not out.proved and out.kind == "sat" and "(P2" in out.move

@@ -1,0 +1,285 @@
+"""Rotations of the seats, read on terms: what lets a proof engine answer the query about one
+seat's move with the answer it got for another seat's.
+
+Renaming the state's leaves by a permutation, and reading a seat-valued leaf (`cur`, a `Player`
+var, a `seq of Player`'s items) through a permutation π of the seats, is a bijection of the
+states: a set of formulas is satisfiable exactly when its image is. So a query whose image is
+equivalent, formula by formula, to a query answered unsatisfiable is unsatisfiable — whatever
+the game. That is the whole soundness argument, and it assumes nothing about the rules: where
+the seats do not play alike, no image is among the answers, and the query is asked.
+
+Where every seat plays by the same rules, the query about P2's move (P2's `hand`, "`cur` is 1")
+is the image of P1's under the rotation that takes seat 2 to seat 1, up to the order of
+commutative arguments: the encoder builds both the same way, and a sum over the players comes
+in the other order. Rotations, not every permutation: a turn passes to the next seat, and only
+a rotation maps "the seat after P1" to "the seat after P2".
+
+The images are compared by canonical keys (`SeatRotations.key`), not built: a key names a term
+up to the order of a commutative operator's arguments, and the key of a term read through a
+rotation is the key of its image. A seat-valued leaf `s` is read through π only where it is
+compared: `s == k` is `s == π(k)`, `s < c` where every seat is on one side of c stays, and
+`s == t` stays; anywhere else its image would be an `If` chain, and the term has no key under
+the rotation (it matches nothing: the query is asked).
+"""
+from __future__ import annotations
+
+import operator
+
+from ..ir.types import ArrayT, PlayerT, SeqT, SetT
+from .encode import dom_size
+from .unroll import leaves
+
+__all__ = ["SeatRotations", "leaf_paths"]
+
+
+
+def leaf_paths(t, n: int) -> list[tuple[tuple, bool]]:
+    """Per leaf of a value of type t, in `unroll.leaves`' order (that of `encode.fresh`): (its
+    path, whether it holds a seat). A path is ((is it a seat's coordinate, index), ...) through
+    arrays, sets and sequences: an `array[Player]`'s element and a `set of Player`'s member bit
+    are a seat's coordinates, which a permutation of the seats moves."""
+    if isinstance(t, SetT):
+        seat = isinstance(t.elem, PlayerT)
+        return [(((seat, i),), False) for i in range(dom_size(t.elem, n))]
+    if isinstance(t, SeqT):
+        out = [(((False, -1),), False)]  # the length
+        for i in range(t.cap):
+            out += [(((False, i),) + path, s) for path, s in leaf_paths(t.elem, n)]
+        return out
+    if isinstance(t, ArrayT):
+        seat = isinstance(t.index, PlayerT)
+        return [(((seat, i),) + path, s) for i in range(dom_size(t.index, n)) for path, s in leaf_paths(t.elem, n)]
+    return [((), isinstance(t, PlayerT))]
+
+
+# operators whose arguments may come in any order (a rotation of the seats reorders a sum over
+# the players: P1's `a_0 + a_1` is P2's `a_1 + a_0`)
+_COMMUTATIVE = frozenset({"and", "or", "add", "mul", "eq", "distinct", "xor"})
+_ORDER = {"le": operator.le, "lt": operator.lt, "ge": operator.ge, "gt": operator.gt}
+
+
+class SeatRotations:
+    """The rotations r = 1..n-1 of a system's seats (seat s read as seat s - r), and a canonical
+    key for each term read through one (`key`): two terms with the same key are equal up to the
+    order of a commutative operator's arguments, and a term's key under r is that of its image.
+
+    The state's leaves are laid out by `unroll.state_leaves`: the vars and the flow locals (by
+    their types), `pc`, `cur` (a seat, or -1/-2 at chance and simultaneous moves), the loop
+    snapshots (left as they are)."""
+
+    def __init__(self, system):
+        self.n, self.dag = system.n, system.dag
+        p, rel = system.p, system.rel
+        typed = [(rel.state.vars[x], t) for x, t in p.var_types.items()]
+        typed += [(rel.state.locals[x], t) for x, t in p.flow_locals.items()]
+        layout: list[tuple[int, tuple, bool]] = []  # per typed leaf: (its block, its path, seat-valued)
+        for block, (value, t) in enumerate(typed):
+            paths = leaf_paths(t, self.n)
+            if len(paths) != len(leaves(value)):  # a shape not `fresh`'s: its leaves stay as they are
+                paths = [(((False, i),), False) for i in range(len(leaves(value)))]
+            layout += [(block, path, seat) for path, seat in paths]
+        ids = system.leaves
+        assert len(layout) + 2 <= len(ids), "the state's leaves are not laid out as the system's"
+        where = {(block, path): k for k, (block, path, _) in enumerate(layout)}
+        self.seat_valued = {ids[k] for k, (_, _, seat) in enumerate(layout) if seat} | {ids[len(layout) + 1]}
+        # what a move gives a seat-valued leaf (its successor's term there: "the next seat" as
+        # an `If` over numbers), read as a seat wherever it is compared (`_seat_key`)
+        seat_positions = [k for k, leaf in enumerate(ids) if leaf in self.seat_valued]
+        self.seat_terms = {tr.post[k] for d in system.decisions for tr in system.transitions(d)
+                           for k in seat_positions}
+        self._moves: list[dict] = [{}]  # per rotation: leaf id -> the leaf id it is read as
+        self._moved = [0]  # per rotation: the support bits of the leaves it moves
+        for r in range(1, self.n):
+            moves, moved = {}, 0
+            for k, (block, path, _) in enumerate(layout):
+                j = where[(block, tuple((s, self.seat(i, r) if s else i) for s, i in path))]
+                if j != k:
+                    moves[ids[k]] = ids[j]
+                    moved |= self.dag.support(ids[k])
+            self._moves.append(moves)
+            self._moved.append(moved)
+        self._forms: dict[tuple, int] = {}  # a canonical form -> its key
+        self._seat_below: dict[int, bool] = {}  # node id -> `_holds_seat_term`
+        # a reading: a rotation, and the seat-valued leaves read as plain numbers (`reading`)
+        self._readings: dict[tuple, int] = {}
+        self._rotation: list[int] = []
+        self._seat_leaves: list[set] = []  # per reading: the leaves read through π
+        self._touched: list[int] = []  # per reading: the bits of the leaves it moves or reads through π
+        self._keys: list[dict] = []  # per reading: node id -> key (None: none)
+        self._seats: list[dict] = []  # per reading: node id -> `_seat_key`
+        self._owners: list[dict] = []  # per reading: a stand-in's key -> its constant
+        self.reading(0)
+
+    def reading(self, r: int, plain: frozenset = frozenset()) -> int:
+        """The reading of terms through rotation r with the seat-valued leaves in `plain` read
+        as plain numbers, not through π (each is a bijection of the states, so either is
+        sound): a fact that does arithmetic on a seat (`left == 52 - 3 * seat`) has no image through π
+        that matches anything, and the same fact, left as it is, is in both seats' queries.
+        Reading 0 is the identity. Its index, for `key`."""
+        plain = frozenset() if r == 0 else plain
+        q = self._readings.get((r, plain))
+        if q is None:
+            q = self._readings[(r, plain)] = len(self._rotation)
+            seats = self.seat_valued - plain
+            touched = self._moved[r]
+            for x in seats:
+                touched |= self.dag.support(x)
+            self._rotation.append(r)
+            self._seat_leaves.append(seats)
+            self._touched.append(touched if r else 0)
+            self._keys.append({})
+            self._seats.append({})
+            self._owners.append({})
+        return q
+
+    def seat_valued_in(self, term) -> list[int]:
+        """The seat-valued leaves `term` reads."""
+        bits = self.dag.support(self.dag.add(term))
+        return [x for x in self.seat_valued if self.dag.support(x) & bits]
+
+    def seat(self, k: int, r: int) -> int:
+        """π_r: seat k read as seat k - r; a value that is no seat (-1: chance) stays."""
+        return (k - r) % self.n if 0 <= k < self.n else k
+
+    def key(self, term, q: int = 0) -> int | None:
+        """The canonical key of `term` (added to the system's table) in reading q (`reading`):
+        None where a seat-valued leaf is read otherwise than compared with a number or another
+        seat-valued leaf (its image would be an `If` chain, which matches no other term)."""
+        i = term.get_id()
+        try:
+            return self._key(i if i in self.dag.op else self.dag.add(term), q)
+        except RecursionError:  # `If`s within `==`s within `If`s, nested past Python's stack
+            return None
+
+    def key_of_value(self, leaf, value: int, q: int = 0) -> int | None:
+        """The key of "leaf == value" (a choice fixed when a query is split), without the term."""
+        k = self.key(leaf, q)
+        return None if k is None else self._form(("eq", tuple(sorted((k, self._form(("num", value)))))))
+
+    def _form(self, form: tuple) -> int:
+        return self._forms.setdefault(form, len(self._forms))
+
+    def _key(self, root: int, q: int) -> int | None:
+        memo = self._keys[q]
+        if root in memo:
+            return memo[root]
+        dag = self.dag
+        op, args = dag.op, dag.args
+        moves, seats, touched = self._moves[self._rotation[q]], self._seat_leaves[q], self._touched[q]
+        stack = [(root, False)]
+        while stack:
+            x, expanded = stack.pop()
+            if x in memo:
+                continue
+            if q and not dag.support(x) & (touched | dag.stand_in_bits) and not self._holds_seat_term(x):
+                memo[x] = self._key(x, 0)  # reads nothing the reading moves: as it is
+                continue
+            o = op[x]
+            if not expanded:
+                if o == "leaf" and x in dag.stands_for:
+                    memo[x] = self._stand_in(x, q)
+                    continue
+                if o == "eq" and len(args[x]) == 2:
+                    pair = [self._seat_key(c, q) for c in args[x]]
+                    if None not in pair and (pair[0][1] or pair[1][1]):
+                        memo[x] = self._form(("eq", tuple(sorted(k for k, _ in pair))))
+                        continue
+                if q and o in _ORDER:
+                    pattern = self._order_pattern(x, q)
+                    if pattern is not None:
+                        memo[x] = pattern
+                        continue
+                stack.append((x, True))
+                stack.extend((c, False) for c in args[x] if c not in memo)
+                continue
+            if o == "num":
+                memo[x] = self._form(("num", dag.value[x]))
+            elif o in ("true", "false"):
+                memo[x] = self._form((o,))
+            elif o == "leaf" and not args[x]:
+                memo[x] = None if q and x in seats else self._form(("leaf", moves.get(x, x)))
+            elif o == "?" or o == "leaf":
+                # an operator the table does not name: only as the very term it is
+                memo[x] = None if q else self._form(("?", x))
+            else:
+                below = [memo[c] for c in args[x]]
+                if None in below:
+                    memo[x] = None
+                else:
+                    memo[x] = self._form((o, tuple(sorted(below)) if o in _COMMUTATIVE else tuple(below)))
+        return memo[root]
+
+    def _holds_seat_term(self, root: int) -> bool:
+        """Whether what a move gives a seat-valued leaf (`seat_terms`) is below node `root`: its
+        numbers are seats, which a reading maps, though it reads no leaf the reading moves."""
+        memo, terms, args = self._seat_below, self.seat_terms, self.dag.args
+        stack = [(root, False)]
+        while stack:
+            x, expanded = stack.pop()
+            if x in memo:
+                continue
+            if expanded:
+                memo[x] = x in terms or any(memo[c] for c in args[x])
+            else:
+                stack.append((x, True))
+                stack.extend((c, False) for c in args[x] if c not in memo)
+        return memo[root]
+
+    def _stand_in(self, x: int, q: int) -> int | None:
+        """A fresh constant's key: that of the term it stands for (`Dag.stand_in`), in reading
+        q — so the constant P2's query puts for P2's term is read as the one P1's puts for
+        P1's. Two constants must never share a key (the reading would merge two free values):
+        the second one to claim a key in a reading gets none."""
+        below = self._key(self.dag.add(self.dag.stands_for[x]), q)
+        if below is None:
+            return None
+        k = self._form(("for", below))
+        owner = self._owners[q].setdefault(k, x)
+        return k if owner == x else None
+
+    def _seat_key(self, x: int, q: int) -> tuple[int, bool] | None:
+        """(the key of π applied to x's image, whether x is a seat: reads a leaf read through π
+        or is what a move gives a seat-valued leaf), for x such a leaf, a number, or an `If`
+        over them; None for anything else. π of the image of a leaf read through π is the leaf
+        it is moved to; of a number, its seat's; of an `If`, the `If` of its branches'. An `==`
+        between two such terms is the `==` between their π's (π is one-to-one), which is how
+        the value a move gives a seat-valued leaf ("the next seat": 1 after P1, 0 after P2) is
+        read."""
+        memo = self._seats[q]
+        if x in memo:
+            return memo[x]
+        dag = self.dag
+        o, r = dag.op[x], self._rotation[q]
+        if o == "num":
+            out = (self._form(("num", self.seat(dag.value[x], r))), False)
+        elif o == "leaf" and x in self._seat_leaves[q]:
+            out = (self._form(("leaf", self._moves[r].get(x, x))), True)
+        elif o == "ite":
+            c, a, b = dag.args[x]
+            cond, then, other = self._key(c, q), self._seat_key(a, q), self._seat_key(b, q)
+            out = None if cond is None or then is None or other is None else \
+                (self._form(("ite", (cond, then[0], other[0]))), x in self.seat_terms or then[1] or other[1])
+        else:
+            out = None
+        memo[x] = out
+        return out
+
+    def _order_pattern(self, x: int, q: int) -> int | None:
+        """The key of `s < c` (and `<=`, `>`, `>=`, either way round) for s a leaf read through
+        π and c a number every seat is on one side of: as it is, with s moved. None for any
+        other node."""
+        dag = self.dag
+        o, (a, b) = dag.op[x], dag.args[x]
+        seats = self._seat_leaves[q]
+        if (a in seats) == (b in seats):
+            return None
+        s, c, seat_first = (a, b, True) if a in seats else (b, a, False)
+        if dag.op[c] != "num":
+            return None
+        value = dag.value[c]
+        compare = _ORDER[o]
+        if len({compare(k, value) if seat_first else compare(value, k) for k in range(self.n)}) != 1:
+            return None
+        moves = self._moves[self._rotation[q]]
+        leaf, number = self._form(("leaf", moves.get(s, s))), self._form(("num", value))
+        return self._form((o, (leaf, number) if seat_first else (number, leaf)))
