@@ -225,3 +225,35 @@ def test_claims_over_a_symbolic_item_that_each_ran_out_of_time_alone_are_not_ask
         ind.run(claims(program, prover))
         assert calls[:3] == [["deck_apart"], ["hand_apart"], ["table_apart"]], calls
         assert (calls[3:4] == [["deck_apart", "hand_apart", "table_apart"]]) == together_expected, (kind, calls)
+
+
+def test_the_broken_claims_together_get_a_share_of_the_time_not_all_of_it():
+    # first pass (planted): one claim broken, one given up on; asked together, the broken one must
+    # leave time for the one given up on, which is asked after it (a slow claim broken together
+    # with another once spent the 42 s the claims after it needed)
+    program, prover, system = compiled(DEAL)
+    final = time.perf_counter() + 60
+    ind = Induction(system, analyse(system, None), timeout=10, deadline=final)
+    cs = claims(program, prover, over_an_item=False)
+    broken, given_up = cs[0].name, cs[1].name
+    deadlines: dict = {}
+    real = ind._houdini
+
+    def planted(these, lemmas, **kw):
+        names = [c.name for c in these]
+        if kw.get("give_up_at_sat") and names in ([broken], [given_up]):  # their first pass
+            return {names[0]: Outcome(False, "sat" if names == [broken] else "unknown")}, []
+        if broken in names and len(names) > 1 and not kw:  # the broken claims together
+            deadlines["together"] = (ind.deadline, len(names))
+        return real(these, lemmas, **kw)
+    ind._houdini = planted
+    # no claim proved alone again: the broken ones go on together (reserve 1), nothing else after
+    ind._again = lambda these, lemmas, results, proved, assumed, final, reserve, cap=None: \
+        list(these) if reserve == 1 else []
+    ind.run(cs)
+    assert "together" in deadlines
+    # (the third claim, broken in its first pass without the second, is asked with the first)
+    deadline, together = deadlines["together"]
+    # a share of what was left (the claims together, and the one given up on after them), not
+    # the whole of it
+    assert deadline < final - 60 / (together + 1) / 2, deadline - final
