@@ -56,6 +56,13 @@ def leaf_paths(t, n: int) -> list[tuple[tuple, bool]]:
 # the players: P1's `a_0 + a_1` is P2's `a_1 + a_0`)
 _COMMUTATIVE = frozenset({"and", "or", "add", "mul", "eq", "distinct", "xor"})
 _ORDER = {"le": operator.le, "lt": operator.lt, "ge": operator.ge, "gt": operator.gt}
+# the most `==`-within-`If`-within-`==` levels a key is taken through (each is a few Python
+# frames; the front end raises Python's recursion limit far past what the C stack holds)
+MAX_NESTING = 200
+
+
+class _TooDeep(Exception):
+    """A term nested past MAX_NESTING levels: it gets no key."""
 
 
 class SeatRotations:
@@ -100,6 +107,7 @@ class SeatRotations:
             self._moved.append(moved)
         self._forms: dict[tuple, int] = {}  # a canonical form -> its key
         self._seat_below: dict[int, bool] = {}  # node id -> `_holds_seat_term`
+        self._nesting = 0  # `_key` calls under way (`MAX_NESTING`)
         # a reading: a rotation, and the seat-valued leaves read as plain numbers (`reading`)
         self._readings: dict[tuple, int] = {}
         self._rotation: list[int] = []
@@ -148,7 +156,7 @@ class SeatRotations:
         i = term.get_id()
         try:
             return self._key(i if i in self.dag.op else self.dag.add(term), q)
-        except RecursionError:  # `If`s within `==`s within `If`s, nested past Python's stack
+        except _TooDeep:
             return None
 
     def key_of_value(self, leaf, value: int, q: int = 0) -> int | None:
@@ -163,6 +171,17 @@ class SeatRotations:
         memo = self._keys[q]
         if root in memo:
             return memo[root]
+        # `_key` and `_seat_key` call each other where an `==` compares an `If` whose condition
+        # holds an `==`...: past MAX_NESTING such levels the term gets no key (it is asked)
+        self._nesting += 1
+        try:
+            if self._nesting > MAX_NESTING:
+                raise _TooDeep
+            return self._walk(root, q, memo)
+        finally:
+            self._nesting -= 1
+
+    def _walk(self, root: int, q: int, memo: dict) -> int | None:
         dag = self.dag
         op, args = dag.op, dag.args
         moves, seats, touched = self._moves[self._rotation[q]], self._seat_leaves[q], self._touched[q]
@@ -237,32 +256,41 @@ class SeatRotations:
         owner = self._owners[q].setdefault(k, x)
         return k if owner == x else None
 
-    def _seat_key(self, x: int, q: int) -> tuple[int, bool] | None:
-        """(the key of π applied to x's image, whether x is a seat: reads a leaf read through π
-        or is what a move gives a seat-valued leaf), for x such a leaf, a number, or an `If`
-        over them; None for anything else. π of the image of a leaf read through π is the leaf
-        it is moved to; of a number, its seat's; of an `If`, the `If` of its branches'. An `==`
-        between two such terms is the `==` between their π's (π is one-to-one), which is how
-        the value a move gives a seat-valued leaf ("the next seat": 1 after P1, 0 after P2) is
-        read."""
+    def _seat_key(self, root: int, q: int) -> tuple[int, bool] | None:
+        """(the key of π applied to the node's image, whether it is a seat: reads a leaf read
+        through π or is what a move gives a seat-valued leaf), for such a leaf, a number, or an
+        `If` over them; None for anything else. π of the image of a leaf read through π is the
+        leaf it is moved to; of a number, its seat's; of an `If`, the `If` of its branches'. An
+        `==` between two such terms is the `==` between their π's (π is one-to-one), which is
+        how the value a move gives a seat-valued leaf ("the next seat": 1 after P1, 0 after P2)
+        is read. (A walk, not a recursion: a move's "next seat" is an `If` chain as long as
+        its flow has ways.)"""
         memo = self._seats[q]
-        if x in memo:
-            return memo[x]
-        dag = self.dag
-        o, r = dag.op[x], self._rotation[q]
-        if o == "num":
-            out = (self._form(("num", self.seat(dag.value[x], r))), False)
-        elif o == "leaf" and x in self._seat_leaves[q]:
-            out = (self._form(("leaf", self._moves[r].get(x, x))), True)
-        elif o == "ite":
-            c, a, b = dag.args[x]
-            cond, then, other = self._key(c, q), self._seat_key(a, q), self._seat_key(b, q)
-            out = None if cond is None or then is None or other is None else \
-                (self._form(("ite", (cond, then[0], other[0]))), x in self.seat_terms or then[1] or other[1])
-        else:
-            out = None
-        memo[x] = out
-        return out
+        if root in memo:
+            return memo[root]
+        dag, r = self.dag, self._rotation[q]
+        stack = [(root, False)]
+        while stack:
+            x, expanded = stack.pop()
+            if x in memo:
+                continue
+            o = dag.op[x]
+            if o == "num":
+                memo[x] = (self._form(("num", self.seat(dag.value[x], r))), False)
+            elif o == "leaf" and x in self._seat_leaves[q]:
+                memo[x] = (self._form(("leaf", self._moves[r].get(x, x))), True)
+            elif o != "ite":
+                memo[x] = None
+            elif not expanded:
+                stack.append((x, True))
+                stack.extend((c, False) for c in dag.args[x][1:] if c not in memo)
+            else:
+                c, a, b = dag.args[x]
+                then, other = memo[a], memo[b]
+                cond = self._key(c, q) if then is not None and other is not None else None
+                memo[x] = None if cond is None else \
+                    (self._form(("ite", (cond, then[0], other[0]))), x in self.seat_terms or then[1] or other[1])
+        return memo[root]
 
     def _order_pattern(self, x: int, q: int) -> int | None:
         """The key of `s < c` (and `<=`, `>`, `>=`, either way round) for s a leaf read through
