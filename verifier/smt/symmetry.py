@@ -90,10 +90,13 @@ class SeatRotations:
         where = {(block, path): k for k, (block, path, _) in enumerate(layout)}
         self.seat_valued = {ids[k] for k, (_, _, seat) in enumerate(layout) if seat} | {ids[len(layout) + 1]}
         # what a move gives a seat-valued leaf (its successor's term there: "the next seat" as
-        # an `If` over numbers), read as a seat wherever it is compared (`_seat_key`)
-        seat_positions = [k for k, leaf in enumerate(ids) if leaf in self.seat_valued]
-        self.seat_terms = {tr.post[k] for d in system.decisions for tr in system.transitions(d)
-                           for k in seat_positions}
+        # an `If` over numbers), read as a seat wherever it is compared (`_seat_key`); taken
+        # from the moves built so far (`_more_seat_terms`: building one here could run past the
+        # deadline, and a move not built yet is in no query)
+        self._system = system
+        self._seat_positions = [k for k, leaf in enumerate(ids) if leaf in self.seat_valued]
+        self.seat_terms: set[int] = set()
+        self._moves_read = 0
         self._moves: list[dict] = [{}]  # per rotation: leaf id -> the leaf id it is read as
         self._moved = [0]  # per rotation: the support bits of the leaves it moves
         for r in range(1, self.n):
@@ -153,11 +156,22 @@ class SeatRotations:
         """The canonical key of `term` (added to the system's table) in reading q (`reading`):
         None where a seat-valued leaf is read otherwise than compared with a number or another
         seat-valued leaf (its image would be an `If` chain, which matches no other term)."""
+        self._more_seat_terms()
         i = term.get_id()
         try:
             return self._key(i if i in self.dag.op else self.dag.add(term), q)
         except _TooDeep:
             return None
+
+    def _more_seat_terms(self) -> None:
+        """Add the seat terms of the moves built since the last call. (A node keyed before one
+        is added keeps its key: both readings of a compared seat are sound, only the match
+        differs.)"""
+        built = self._system.built_transitions()
+        if len(built) != self._moves_read:
+            for tr in built[self._moves_read:]:
+                self.seat_terms.update(tr.post[k] for k in self._seat_positions)
+            self._moves_read = len(built)
 
     def key_of_value(self, leaf, value: int, q: int = 0) -> int | None:
         """The key of "leaf == value" (a choice fixed when a query is split), without the term."""

@@ -184,6 +184,10 @@ class System:
             self._transitions[d] = out
         return self._transitions[d]
 
+    def built_transitions(self) -> list[Transition]:
+        """Every transition built so far (`transitions`), in the order they were built."""
+        return [tr for trs in self._transitions.values() for tr in trs]
+
     def read_off(self, model, formulas: list, within: int = -1) -> list[tuple[str, object]]:
         """(leaf name, value) for each state leaf the formulas read that `model` gives a value,
         among the leaves `within` (support bits: what the query asserted anything about), those
