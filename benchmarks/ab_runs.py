@@ -95,3 +95,16 @@ def induction_run(program, players: int, budget: float, param=None) -> dict:
     return {"seconds": time.process_time() - t0, "queries": ind.queries,
             "proved": sorted(c.name for c in claims if out[c.name].proved),
             "missing": sorted(c.name for c in claims if not out[c.name].proved), "claims": len(claims)}
+
+
+def over_an_item(program, players: int):
+    """`param` for `induction_run`: each claim's reading over a symbolic item as `verify` gives
+    it (`invariants._over_an_item`), or None."""
+    import verifier.verify.invariants as invariants
+    from verifier.smt.encode import Encoder
+    from verifier.smt.engines.induction import instances_of
+
+    def param(rel, inv):
+        count = len(instances_of(Encoder(program, players, rel.options, rel.state).invariant(inv)))
+        return invariants._over_an_item(program, players, rel.options, rel.state, inv, count)
+    return param

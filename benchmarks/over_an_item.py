@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import induction_run, main_or_child, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, proved_table  # noqa: E402
 
 BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
                     os.environ.get("ITEM_BUDGET", "300")))
@@ -45,13 +45,7 @@ def one(spec: str, players: int, on: bool) -> dict:
         program, _ = check_text(CARDS.read_text(encoding="utf-8"), str(CARDS))
     else:
         program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
-    from verifier.smt.encode import Encoder
-    from verifier.smt.engines.induction import instances_of
-
-    def param(rel, inv):
-        count = len(instances_of(Encoder(program, players, rel.options, rel.state).invariant(inv)))
-        return invariants._over_an_item(program, players, rel.options, rel.state, inv, count)
-    return induction_run(program, players, BUDGET, param)
+    return induction_run(program, players, BUDGET, over_an_item(program, players))
 
 
 def main() -> None:

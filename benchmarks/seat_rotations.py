@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import induction_run, main_or_child, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, proved_table  # noqa: E402
 
 BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
                     os.environ.get("ROTATIONS_BUDGET", "300")))
@@ -32,9 +32,7 @@ BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--bud
 
 def one(spec: str, players: int, on: bool) -> dict:
     """The sliced induction on the spec's invariants, in this process (the child's side)."""
-    import verifier.verify.invariants as invariants
     from verifier.frontend import load_program
-    from verifier.smt.encode import Encoder
     from verifier.smt.engines import induction
 
     induction.SEAT_ROTATIONS = on
@@ -47,11 +45,7 @@ def one(spec: str, players: int, on: bool) -> dict:
         return hit
     induction.Induction._rotated_answer = counted
     program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
-
-    def param(rel, inv):
-        count = len(induction.instances_of(Encoder(program, players, rel.options, rel.state).invariant(inv)))
-        return invariants._over_an_item(program, players, rel.options, rel.state, inv, count)
-    out = induction_run(program, players, BUDGET, param)
+    out = induction_run(program, players, BUDGET, over_an_item(program, players))
     out["rotated"] = sum(answered)
     return out
 
