@@ -248,7 +248,7 @@ def test_the_broken_claims_together_get_a_share_of_the_time_not_all_of_it():
         return real(these, lemmas, **kw)
     ind._houdini = planted
     # no claim proved alone again: the broken ones go on together (reserve 1), nothing else after
-    ind._again = lambda these, lemmas, results, proved, assumed, final, reserve, cap=None: \
+    ind._again = lambda these, lemmas, results, proved, assumed, final, reserve, *limits: \
         list(these) if reserve == 1 else []
     ind.run(cs)
     assert "together" in deadlines
@@ -257,3 +257,33 @@ def test_the_broken_claims_together_get_a_share_of_the_time_not_all_of_it():
     # a share of what was left (the claims together, and the one given up on after them), not
     # the whole of it
     assert deadline < final - 60 / (together + 1) / 2, deadline - final
+
+
+def test_a_claim_that_ran_out_of_time_gets_no_longer_a_second_look_than_its_first():
+    # `hand_apart`'s first pass runs out of its time (planted, after 0.3 s); `deck_apart`, proved
+    # after it, reads what it reads, so it gets a second look: at most what the first took, not
+    # the fair share of the minute left (on a seed game, 30 s then 59 s at the same move, for
+    # nothing, before the engine that proved it)
+    program, prover, system = compiled(DEAL)
+    final = time.perf_counter() + 60
+    ind = Induction(system, analyse(system, None), timeout=10, deadline=final)
+    by_name = {c.name: c for c in claims(program, prover, over_an_item=False)}
+    cs = [by_name["hand_apart"], by_name["deck_apart"]]
+    second: list = []
+    real = ind._houdini
+
+    def planted(these, lemmas, **kw):
+        names = [c.name for c in these]
+        if names == ["hand_apart"] and kw.get("give_up_at_sat") and not kw.get("give_up_at_unknown"):
+            if not second:  # its first pass
+                second.append(None)
+                time.sleep(0.3)
+                return {"hand_apart": Outcome(False, "time")}, []
+        if names == ["hand_apart"] and kw.get("give_up_at_unknown"):  # the second look
+            second.append(ind.deadline - time.perf_counter())
+        return real(these, lemmas, **kw)
+    ind._houdini = planted
+    ind.run(cs)
+    looks = [s for s in second if s is not None]
+    assert len(looks) == 1, second
+    assert looks[0] < 2.0, looks  # ~0.3 s; the fair share would be ~60 s

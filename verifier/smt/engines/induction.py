@@ -265,6 +265,7 @@ class Induction:
         seen = {f.get_id() for f in known}
         final = self.deadline
         assumed: dict[str, set] = {}  # claim -> ids of what its first pass assumed
+        spent: dict[str, float] = {}  # claim -> seconds its first pass took
 
         def record(c: Claim, outcome: Outcome, alive: list) -> None:
             nonlocal known, seen
@@ -282,10 +283,12 @@ class Induction:
         def alone(c: Claim, to_go: int) -> None:
             assumed[c.name] = set(seen)
             share(to_go)
+            start = time.perf_counter()
             try:
                 out, alive = self._houdini([c], known, give_up_at_sat=len(claims) > 1)
             finally:
                 self.deadline = final
+            spent[c.name] = time.perf_counter() - start
             record(c, out[c.name], alive)
 
         # the claims over many items that one query per move over a symbolic item did not prove
@@ -368,7 +371,9 @@ class Induction:
                 # then, with the time left, those the solver gave up on or ran out of time with:
                 # without what a later claim states, a query that one assumption settles can grow
                 # into the move's whole cone (its checks on a board it rewrites)
-                self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S)
+                self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S,
+                            {c.name: spent[c.name] for c in gave_up
+                             if results[c.name].kind == "time" and c.name in spent})
             before = {c.name for c in claims if results[c.name].proved}
             left += self._last(claims, lemmas + left, results, proved, final)
             if RETRY_ALONE and any(c.param is not None and results[c.name].proved and c.name not in before
@@ -503,13 +508,15 @@ class Induction:
         return self._named[key]
 
     def _again(self, claims: list[Claim], lemmas: list, results: dict, proved: dict, assumed: dict,
-               final: float | None, reserve: int, cap: float | None = None) -> list[Claim]:
+               final: float | None, reserve: int, cap: float | None = None,
+               no_longer: dict[str, float] | None = None) -> list[Claim]:
         """Each claim on its own again, assuming `lemmas` and what every claim has left so far,
         each with a fair share of the time (`reserve` shares kept for what follows; with `cap`,
         each query at most `cap` seconds and the claim left at the first query the solver gives
-        up on); skipped where nothing it reads is stated by what its first pass
-        could not assume (`assumed`: the same queries again). Updates `results` and `proved`
-        with the claims proved; returns the others (broken, given up on, or skipped), in order."""
+        up on; a claim in `no_longer` at most that many seconds); skipped where nothing it reads
+        is stated by what its first pass could not assume (`assumed`: the same queries again).
+        Updates `results` and `proved` with the claims proved; returns the others (broken, given
+        up on, or skipped), in order."""
         still = []
         dag = self.sys.dag
         reads_of: dict[int, int] = {}  # formula id -> its leaves (each formula read into the table once)
@@ -528,6 +535,13 @@ class Induction:
                 continue
             if final is not None:
                 self.deadline = time.perf_counter() + (final - time.perf_counter()) / (len(claims) - i + reserve)
+            if no_longer and c.name in no_longer:
+                # what its first try spent running out of time, at most: where the new facts are
+                # what it lacked, its queries are quicker this time; where they are not, a longer
+                # try is the same queries again (on a seed game, 30 s then 59 s, both out of time
+                # at the same move, which the engine after this one then proved in 5 s)
+                limit = time.perf_counter() + no_longer[c.name]
+                self.deadline = limit if self.deadline is None else min(self.deadline, limit)
             timeout_ms = self.timeout_ms
             if cap is not None:
                 self.timeout_ms = min(timeout_ms, max(1, int(cap * 1000)))
