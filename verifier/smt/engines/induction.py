@@ -69,6 +69,10 @@ ITEM_MS: int | None = 3000
 # one use. Not a cap on the claim: a count kept through a loop's iterations is a hundred queries
 # of 0.2 s each (a cap of 2 s a claim left two such claims unproved on a seed game)
 AGAIN_S = 2.0
+# a claim whose first pass ran out of its share gets a second look no longer than that pass
+# (`run`); False: a fair share of all that is left, as before (kept for
+# `benchmarks/second_look.py`)
+SECOND_LOOK_NO_LONGER = True
 # the first look at an instance whose successor reads much the instance does not (`_abstract`)
 ABSTRACT_MS = 1000
 # one iteration of a decision-free loop on the way of a move (`_through_cuts`): its abstracted
@@ -373,7 +377,8 @@ class Induction:
                 # into the move's whole cone (its checks on a board it rewrites)
                 self._again(gave_up, lemmas + left, results, proved, assumed, final, 0, AGAIN_S,
                             {c.name: spent[c.name] for c in gave_up
-                             if results[c.name].kind == "time" and c.name in spent})
+                             if results[c.name].kind == "time" and c.name in spent}
+                            if SECOND_LOOK_NO_LONGER else None)
             before = {c.name for c in claims if results[c.name].proved}
             left += self._last(claims, lemmas + left, results, proved, final)
             if RETRY_ALONE and any(c.param is not None and results[c.name].proved and c.name not in before
