@@ -514,6 +514,41 @@ def test_a_stage_out_of_time_names_its_own_share_not_the_whole_budget():
         prover.check_budget()
     assert "400 s for the proofs" in str(whole.value)
 
+TWO_POINTS = HEAD + '''
+flow {
+  for r in 1..3 {
+    choose turn {
+      move add(k: 1..2) "adds {k}" { total += k  moves += 1 }
+    }
+    choose turn {
+      move add_again(k: 1..2) "adds {k} again" { total += k  moves += 1 }
+    }
+  }
+}
+outcome { score p: total }
+'''
+
+
+def test_well_formed_out_of_time_says_where_it_stopped():
+    """`well_formed` given up on for time names the moves whose checks it was asking and how
+    many decision points it had settled (a seed game's read only "its share ... ran out")."""
+    from verifier.smt.prove import OutOfBudget, Prover
+    program = program_of(TWO_POINTS)
+    prover = Prover(program, 2, {}, 10, budget=60)
+    glance = prover._glance
+
+    def out_at_the_second(sol, goals, failing, d, alt, deadline):
+        if d == 1:
+            raise OutOfBudget("planted: out of time")
+        return glance(sol, goals, failing, d, alt, deadline)
+    prover._glance = out_at_the_second
+    verdict = prover.obligations()
+    line = program.decisions[1].node.span.line
+    assert verdict.status == "unknown"
+    assert verdict.reason == (f"planted: out of time (at the checks of the moves at line {line}, "
+                              "after those of 1 of 2 decision points)"), verdict.reason
+
+
 CHECKS = HEAD + '''
 var a: 0..30 = 0
 var b: 0..30 = 0

@@ -847,51 +847,60 @@ class Prover:
         failures, unknowns, count = [], [], 0
         self.failed_checks, self.unproved_checks, self.checks_examined = [], [], False
         ends = self._outcome_at_every_end(assume)
-        for d in self.decisions():
+        decisions = self.decisions()
+        for done, d in enumerate(decisions):
             self.progress(f"obligations at decision point {d}")
-            for alt in self.alternatives(d):
-                goals = {}
-                asked = alt.step.obligations if ends else alt.step.checks
-                for o in alt.pre + asked:  # the step's obligations are guarded by legality below
-                    if not is_true(o.cond):
-                        goals[len(goals)] = o
-                count += len(alt.pre) + len(alt.step.checks)
-                if not goals:
-                    continue
-                pre_ids = {id(o) for o in alt.pre}
-                sol = self.solver()
-                sol.add(*assume, *self._at(d, alt))
-                failing: dict = {}
-                deadline = time.perf_counter() + self.timeout_ms / 1000
-                if self.deadline is not None and deadline > self.deadline:
-                    self.check_budget()
-                    deadline = self.deadline
-                # legality obligations are asked without the legality guard (the engine evaluates
-                # requirements to find the legal moves); the move's own with it
-                for legality in (True, False):
-                    if not legality:
-                        sol.add(alt.guard)
-                    part = {k: o.cond for k, o in goals.items() if (id(o) in pre_ids) == legality}
-                    part = self._glance(sol, part, failing, d, alt, deadline)
-                    if part and not legality and self.system is not None and alt.step.check_cuts:
-                        # inside a loop's iterations: at their cut, the state read apart (`cut_checks`)
-                        at_cuts = at_cuts or CutChecks(self.system, assume)
-                        part = at_cuts.settle(d, alt, part, goals, self._at(d, alt), deadline)
-                    if not part:
+            alts = self.alternatives(d)
+            try:
+                for alt in alts:
+                    goals = {}
+                    asked = alt.step.obligations if ends else alt.step.checks
+                    for o in alt.pre + asked:  # the step's obligations are guarded by legality below
+                        if not is_true(o.cond):
+                            goals[len(goals)] = o
+                    count += len(alt.pre) + len(alt.step.checks)
+                    if not goals:
                         continue
-                    # not settled at a glance: each check over the assumptions that share a leaf
-                    # with it — most need only a few (a position within a constant sequence),
-                    # while the whole query carries every lemma, which a lemma about a large
-                    # board makes slow — then what is left over the whole query
-                    pool = pool or _Pool(assume)
-                    part = {k: c for k, c in part.items() if not self._sliced_holds(pool, d, alt, c, legality)}
-                    self._houdini(sol, part, failing, d, alt, deadline)
-                for k, (kind, *_rest) in failing.items():
-                    o = goals[k]
-                    (failures if kind == "sat" else unknowns).append((o.sentence, o.span, self._where(d, alt)))
-                    if kind == "sat":  # for a stronger engine to try (`verify.invariants.strengthen_checks`)
-                        self.failed_checks.append((d, alt, o, id(o) in pre_ids))
-                    self.unproved_checks.append((d, alt, o, id(o) in pre_ids))
+                    pre_ids = {id(o) for o in alt.pre}
+                    sol = self.solver()
+                    sol.add(*assume, *self._at(d, alt))
+                    failing: dict = {}
+                    deadline = time.perf_counter() + self.timeout_ms / 1000
+                    if self.deadline is not None and deadline > self.deadline:
+                        self.check_budget()
+                        deadline = self.deadline
+                    # legality obligations are asked without the legality guard (the engine evaluates
+                    # requirements to find the legal moves); the move's own with it
+                    for legality in (True, False):
+                        if not legality:
+                            sol.add(alt.guard)
+                        part = {k: o.cond for k, o in goals.items() if (id(o) in pre_ids) == legality}
+                        part = self._glance(sol, part, failing, d, alt, deadline)
+                        if part and not legality and self.system is not None and alt.step.check_cuts:
+                            # inside a loop's iterations: at their cut, the state read apart (`cut_checks`)
+                            at_cuts = at_cuts or CutChecks(self.system, assume)
+                            part = at_cuts.settle(d, alt, part, goals, self._at(d, alt), deadline)
+                        if not part:
+                            continue
+                        # not settled at a glance: each check over the assumptions that share a leaf
+                        # with it — most need only a few (a position within a constant sequence),
+                        # while the whole query carries every lemma, which a lemma about a large
+                        # board makes slow — then what is left over the whole query
+                        pool = pool or _Pool(assume)
+                        part = {k: c for k, c in part.items() if not self._sliced_holds(pool, d, alt, c, legality)}
+                        self._houdini(sol, part, failing, d, alt, deadline)
+                    for k, (kind, *_rest) in failing.items():
+                        o = goals[k]
+                        (failures if kind == "sat" else unknowns).append((o.sentence, o.span, self._where(d, alt)))
+                        if kind == "sat":  # for a stronger engine to try (`verify.invariants.strengthen_checks`)
+                            self.failed_checks.append((d, alt, o, id(o) in pre_ids))
+                        self.unproved_checks.append((d, alt, o, id(o) in pre_ids))
+            except OutOfBudget as exc:
+                # where it stopped and how far it got: the moves whose checks a stronger invariant
+                # (or a larger budget) has to settle
+                raise OutOfBudget(f"{exc} (at the checks of the moves at line "
+                                  f"{self.p.decisions[d].node.span.line}, after those of {done} of "
+                                  f"{len(decisions)} decision points)") from None
         self.checks_examined = True
         seconds = time.perf_counter() - t0
         if failures:
