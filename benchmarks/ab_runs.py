@@ -11,12 +11,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def passed_on(flag: str, env: str, default: str) -> str:
+    """The value of `--FLAG=V` on the command line, else of the environment variable `env` (how
+    the children get it), else `default`. The value is left in the environment for the children
+    and the flag taken off `sys.argv` (`main_or_child`'s parser does not know it)."""
+    prefix = f"--{flag}="
+    value = next((a.split("=", 1)[1] for a in sys.argv if a.startswith(prefix)), os.environ.get(env, default))
+    os.environ[env] = value
+    sys.argv = [a for a in sys.argv if not a.startswith(prefix)]
+    return value
 
 
 def main_or_child(script: str, description: str, one, default_specs: list, default_runs: int):

@@ -19,7 +19,6 @@ within one run).
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -27,10 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, passed_on, proved_table  # noqa: E402
 
-BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
-                    os.environ.get("ITEM_BUDGET", "300")))
+BUDGET = float(passed_on("budget", "ITEM_BUDGET", "300"))
 
 CARDS = ROOT / "tests" / "fixtures" / "cards_apart.rules"
 
@@ -49,8 +47,6 @@ def one(spec: str, players: int, on: bool) -> dict:
 
 
 def main() -> None:
-    os.environ["ITEM_BUDGET"] = str(BUDGET)
-    sys.argv = [a for a in sys.argv if not a.startswith("--budget=")]
     parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["cards"], 1)
     if parent is None:
         return

@@ -15,7 +15,6 @@ then `Induction.run` on every invariant of the spec (as `verify` reads them) wit
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -23,11 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, passed_on, proved_table  # noqa: E402
 
 # about the induction's share of `rulebook verify`'s default budget on a seed game
-BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
-                    os.environ.get("SECOND_LOOK_BUDGET", "110")))
+BUDGET = float(passed_on("budget", "SECOND_LOOK_BUDGET", "110"))
 
 
 def one(spec: str, players: int, on: bool) -> dict:
@@ -41,8 +39,6 @@ def one(spec: str, players: int, on: bool) -> dict:
 
 
 def main() -> None:
-    os.environ["SECOND_LOOK_BUDGET"] = str(BUDGET)
-    sys.argv = [a for a in sys.argv if not a.startswith("--budget=")]
     parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["ramen_ink"], 1)
     if parent is None:
         return

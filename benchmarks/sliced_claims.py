@@ -23,7 +23,6 @@ is shared: compare within one run).
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -31,13 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import induction_run, main_or_child, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_run, main_or_child, passed_on, proved_table  # noqa: E402
 
 # the induction's deadline in seconds: `--budget=S` (the children read it from the environment)
-BUDGET = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--budget=")),
-                    os.environ.get("SLICED_BUDGET", "120")))
+BUDGET = float(passed_on("budget", "SLICED_BUDGET", "120"))
 # what "off" undoes: "ways" (the fourteenth stop's three changes) or "cuts" (`--undo=cuts`)
-UNDO = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--undo=")), os.environ.get("SLICED_UNDO", "ways"))
+UNDO = passed_on("undo", "SLICED_UNDO", "ways")
 
 
 def one(spec: str, players: int, on: bool) -> dict:
@@ -66,8 +64,6 @@ def one(spec: str, players: int, on: bool) -> dict:
 def main() -> None:
     if UNDO not in ("ways", "cuts"):
         sys.exit(f"--undo: 'ways' or 'cuts', not {UNDO!r}")
-    os.environ["SLICED_BUDGET"], os.environ["SLICED_UNDO"] = str(BUDGET), UNDO
-    sys.argv = [a for a in sys.argv if not a.startswith(("--budget=", "--undo="))]
     parent = main_or_child(__file__, __doc__.splitlines()[0], one, ["wasabi"], 1)
     if parent is None:
         return
