@@ -210,6 +210,24 @@ class Relation:
                 out.append((f" ({', '.join(label)})" if label else "", state, sn, and_all(cond) if cond else None))
         return out
 
+    def loop_positions(self, d: int) -> list[tuple]:
+        """[(leaf, values)]: for each `for` loop around decision point d whose items do not depend
+        on the state and whose variable is a number of the free state (a flow local), the values
+        that variable takes. A query reading an array at such a variable reads a symbolic
+        position; asked once per value, it reads one element (`Prover._holds_by_position`)."""
+        out = []
+        frames = decision_paths(self.p)[d]
+        for loop, _body in self._around(frames):
+            if not (isinstance(loop, N.For) and id(loop) in self._keys):
+                continue
+            leaf = self.state.locals.get(loop.var)
+            if leaf is None or not is_int_leaf(leaf):
+                continue
+            static = self._static_items(loop)
+            if static and all(is_num(v) for v in static):
+                out.append((leaf, [v.as_long() for v in static]))
+        return out
+
     def _entry_pins(self, d: int) -> dict:
         """Values the structure of the flow guarantees at decision point d: when d is a statement
         of a `while` body and no statement before it in that body writes what the loop's
