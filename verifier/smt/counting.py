@@ -3,8 +3,8 @@
 A sequence (`SeqVal`: a length and item slots) whose items come from a finite domain holds at
 most `length` distinct values: each value it holds takes at least one of its first `length`
 slots. This is the pigeonhole principle, which a CDCL solver proves only by search exponential
-in the number of slots. Stated as cardinality constraints it propagates at once. The fact is true of every
-assignment to the slots, so adding it to a query assumes nothing about the game.
+in the number of slots; stated as cardinality constraints, it propagates at once. The fact is
+true of every assignment to the slots, so adding it to a query assumes nothing about the game.
 
 Where it is needed: a chance node that draws "a strip not yet in this pile" has something to
 draw when the pile holds fewer strips than the catalogue has, and that needs the pile's members
@@ -19,8 +19,9 @@ from ..frontend.typecheck import Program
 from ..ir.types import ArrayT, BoolT, SeqT, SetT, Type
 from .encode import NotEncoded, SeqVal, StateVars, and_, eq_leaf, implies, int_range, lift, num, or_all, z3
 
-# facts over more slot-value pairs than this are not written: a sum that large costs the
-# solver more than the pigeonhole search it saves
+# facts over more slot-value pairs than this are not written: each bound on the length is a
+# constraint over every value's membership test, and a query reading a long sequence over a
+# large domain would carry them all (the seed games' largest: 13 slots over 52 strips)
 MAX_PAIRS = 4096
 
 

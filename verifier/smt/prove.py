@@ -21,6 +21,7 @@ Each solver call has a time-out; a time-out makes the answer "unknown", never "p
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -1008,9 +1009,9 @@ class Prover:
         wanted = pool.leaves_of(goal)
         positions = [(leaf, values) for leaf, values in self.rel.loop_positions(d)
                      if pool.leaves_of(leaf) & wanted]
-        cases = list(itertools.product(*[[(leaf, num(v)) for v in values] for leaf, values in positions]))
-        if not positions or len(cases) > MAX_POSITION_CASES:
+        if not positions or math.prod(len(values) for _, values in positions) > MAX_POSITION_CASES:
             return False
+        cases = itertools.product(*[[(leaf, num(v)) for v in values] for leaf, values in positions])
         if pool.counts is None:  # valid facts: in any query, as many as share its leaves
             pool.counts = [(f, pool.leaves_of(f)) for f in distinct_items(self.p, self.n, self.rel.state)]
         counts = [f for f, leaves in pool.counts if leaves & wanted]

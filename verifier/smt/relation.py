@@ -77,6 +77,7 @@ class Relation:
         self.state = StateVars(program, n, options, 0)
         self.snaps = fresh_snapshots(program, n, 0)
         self._alts: dict[int, list] = {}
+        self._positions: dict[int, list] = {}  # `loop_positions`, per decision point
         self.deadline: float | None = None  # perf_counter time after which building raises OutOfTime
         self._keys = snapshot_keys(program)
 
@@ -214,8 +215,11 @@ class Relation:
         """[(leaf, values)]: for each `for` loop around decision point d whose items do not depend
         on the state and whose variable is a number of the free state (a flow local), the values
         that variable takes. A query reading an array at such a variable reads a symbolic
-        position; asked once per value, it reads one element (`Prover._holds_by_position`)."""
-        out = []
+        position; asked once per value, it reads one element (`Prover._holds_by_position`,
+        which asks for them once per check: kept)."""
+        if d in self._positions:
+            return self._positions[d]
+        out = self._positions[d] = []
         frames = decision_paths(self.p)[d]
         for loop, _body in self._around(frames):
             if not (isinstance(loop, N.For) and id(loop) in self._keys):
