@@ -100,3 +100,16 @@ def test_the_loop_positions_are_the_deal_loops_values():
     d = next(i for i, info in enumerate(prover.p.decisions) if getattr(info.node, "var", None) == "strip")
     got = [(str(leaf), values) for leaf, values in prover.rel.loop_positions(d)]
     assert got == [("length@0", [2, 3, 4, 5]), ("j@0", list(range(1, 14)))]
+
+
+def test_a_value_the_loop_positions_leave_out_is_still_asked(monkeypatch):
+    """The cases are the loop's items; a state the assumptions allow with another value is
+    asked too. Planted: positions that leave out the length 5, and a check false there only."""
+    prover = prover_with_the_deal_fact(budget=60)
+    d = next(i for i, info in enumerate(prover.p.decisions) if getattr(info.node, "var", None) == "strip")
+    alt = prover.alternatives(d)[0]
+    length = prover.rel.state.locals["length"]
+    pool = prove._Pool(prover._proved_assumptions())
+    monkeypatch.setattr(prove.Relation, "loop_positions", lambda self, d: [(length, [2, 3, 4])])
+    assert not prover._holds_by_position(pool, d, alt, length != 5, True)
+    assert prover._holds_by_position(pool, d, alt, length >= 2, True)

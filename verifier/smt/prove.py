@@ -1026,7 +1026,13 @@ class Prover:
             sol.add(*with_values(base, list(pins)))
             if sol.check(not_(z3.substitute(goal, *pins))) != z3.unsat:
                 return False
-        return True
+        # and any other value the assumptions allow (none, where the variable's range is the
+        # loop's items): the cases above cover the loop's items only, which a state at d holds
+        # only by the loop's own facts, and those may not be among the proved ones
+        sol = z3.Solver(ctx=CTX)
+        sol.set("timeout", min(SLICE_MS, self._call_ms()))
+        sol.add(*base, or_all(and_all([not_(eq_leaf(leaf, num(v))) for v in values]) for leaf, values in positions))
+        return sol.check(not_(goal)) == z3.unsat
 
     # ------------------------------------------------------------ no_deadlock
     def deadlocks(self) -> Verdict:
