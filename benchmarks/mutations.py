@@ -62,7 +62,9 @@ SPECS = {"ramen": "spec/ramen.rules", "ramen_ink": "spec/ramen_ink.rules", "wasa
          # an example game whose invariant carries its no_deadlock proof
          "breakthrough": "spec/examples/breakthrough.rules",
          # an example game whose count is kept bean by bean through a `while`
-         "mancala": "spec/examples/mancala.rules"}
+         "mancala": "spec/examples/mancala.rules",
+         # an example game whose deck is counted for its draws
+         "blackjack": "spec/examples/blackjack.rules"}
 WASABI_LIMIT = {"turn_limit": "120"}
 Z3_ALONE = False  # --solver-only
 PLAY_METHODS = {"search"}  # verify methods that are random games (with --solver-only: "directed" too)  # games must end for play; a limit only cuts games short
@@ -400,6 +402,12 @@ MUTATIONS: list[Mutation] = [
       "board[store(turn)] += board[14 - at] @M-T2",
       "beans_kept", 2, "M-T2",
       "a capture stores the opposite pit's beans but not the capturing bean"),
+    # ------------------------------------------------------------------ Blackjack (an example)
+    M("blackjack", "dealer_card_stays_in_deck",
+      "    chance d from deck\n    remove d from deck\n",
+      "    chance d from deck\n",
+      "cards_kept", 1, "J-S1",
+      "the dealer's two cards are dealt without leaving the deck"),
 ]
 
 

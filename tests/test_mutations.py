@@ -33,6 +33,7 @@ FAST = [
     "wasabi/recipe_stays_in_hand",
     "breakthrough/far_row_no_win",
     "mancala/capture_drops_last_bean",
+    "blackjack/dealer_card_stays_in_deck",
 ]
 GAMES, SEED = 8, 1
 
