@@ -987,10 +987,14 @@ class Prover:
         self.check_budget()  # one call per check: a move with many must not run past the budget
         wanted = pool.leaves_of(goal)
         keep = self._slice(pool, alt, wanted, legality)
+        return self._slice_solver(*self._at(d, alt), *keep).check(not_(goal)) == z3.unsat
+
+    def _slice_solver(self, *formulas) -> z3.Solver:
+        """A solver of `formulas` for a sliced try: its short time-out, never past the budget."""
         sol = z3.Solver(ctx=CTX)
         sol.set("timeout", min(SLICE_MS, self._call_ms()))
-        sol.add(*self._at(d, alt), *keep)
-        return sol.check(not_(goal)) == z3.unsat
+        sol.add(*formulas)
+        return sol
 
     def _slice(self, pool: "_Pool", alt: Alternative, wanted: int, legality: bool) -> list:
         return pool.sharing(wanted) + (pool.sharing(wanted, flatten_and(alt.guard)) if not legality else [])
@@ -1021,18 +1025,13 @@ class Prover:
         base = self._at(d, alt) + self._slice(pool, alt, wanted | pool.leaves_of(and_all(near)), legality) + counts
         for pins in cases:
             self.check_budget()
-            sol = z3.Solver(ctx=CTX)
-            sol.set("timeout", min(SLICE_MS, self._call_ms()))
-            sol.add(*with_values(base, list(pins)))
-            if sol.check(not_(z3.substitute(goal, *pins))) != z3.unsat:
+            if self._slice_solver(*with_values(base, list(pins))).check(not_(z3.substitute(goal, *pins))) != z3.unsat:
                 return False
         # and any other value the assumptions allow (none, where the variable's range is the
         # loop's items): the cases above cover the loop's items only, which a state at d holds
         # only by the loop's own facts, and those may not be among the proved ones
-        sol = z3.Solver(ctx=CTX)
-        sol.set("timeout", min(SLICE_MS, self._call_ms()))
-        sol.add(*base, or_all(and_all([not_(eq_leaf(leaf, num(v))) for v in values]) for leaf, values in positions))
-        return sol.check(not_(goal)) == z3.unsat
+        elsewhere = or_all(and_all([not_(eq_leaf(leaf, num(v))) for v in values]) for leaf, values in positions)
+        return self._slice_solver(*base, elsewhere).check(not_(goal)) == z3.unsat
 
     # ------------------------------------------------------------ no_deadlock
     def deadlocks(self) -> Verdict:
