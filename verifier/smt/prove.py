@@ -35,6 +35,7 @@ from .transition import initial, legal, fresh_params, outcome_checks
 from .dag import Dag
 from .system import flatten_and
 from .cut_checks import CutChecks
+from .loop_checks import SharedLoopChecks
 from .counting import distinct_items
 from .unroll import Path, leaves, same_state
 
@@ -847,6 +848,7 @@ class Prover:
         assume = self._proved_assumptions()
         pool = None  # the assumptions split for slicing, once a check needs it
         at_cuts = None  # the checks asked at a loop's cut, once a check needs it
+        shared = None  # the checks of a loop many moves run, asked once for all (`loop_checks`)
         failures, unknowns, count = [], [], 0
         self.failed_checks, self.unproved_checks, self.checks_examined = [], [], False
         ends = self._outcome_at_every_end(assume)
@@ -878,6 +880,11 @@ class Prover:
                         if not legality:
                             sol.add(alt.guard)
                         part = {k: o.cond for k, o in goals.items() if (id(o) in pre_ids) == legality}
+                        if part and not legality and self.system is not None and alt.step.check_cuts:
+                            # inside a loop's iterations, the loop read on its own: before the
+                            # glance, which a loop's hundreds of checks would otherwise time out
+                            shared = shared or SharedLoopChecks(self.system, assume)
+                            part = shared.settle(d, alt, part, goals, self._at(d, alt), deadline)
                         part = self._glance(sol, part, failing, d, alt, deadline)
                         if part and not legality and self.system is not None and alt.step.check_cuts:
                             # inside a loop's iterations: at their cut, the state read apart (`cut_checks`)
@@ -921,6 +928,8 @@ class Prover:
                            f"{u[0]} at {u[1]}", seconds)
         at_loops = f" ({at_cuts.settled} of them at a loop's iteration, from the state it starts in)" \
             if at_cuts is not None and at_cuts.settled else ""
+        if shared is not None and shared.settled:
+            at_loops += f" ({shared.settled} of them in a loop many moves run, asked once for all)"
         at_ends = "; the outcome's at every end at once" if ends else ""
         return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point{at_loops}"
                        f"{at_ends}", seconds)

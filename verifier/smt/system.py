@@ -118,6 +118,7 @@ class System:
         self._transitions: dict[int, list[Transition]] = {}
         self._alone: dict = {}  # id(loop statement) -> `loop_alone`'s answer
         self._steps_alone: dict = {}  # id(loop statement) -> `loop_steps`'s answer
+        self._steps_checks: dict = {}  # the same key -> per iteration, the checks raised in it
 
     @property
     def decisions(self) -> list[int]:
@@ -328,7 +329,9 @@ class System:
                 return {x: map_leaves(values[x], lambda b: self.fresh_value(next(pre), b, fresh, bounds, "step"))
                         for x in self.p.var_types}
             rel = self.rel
-            pairs = loop_steps_alone(rel.p, rel.n, rel.options, state, rel.snaps, loop, between)
+            checks: list = []
+            pairs = loop_steps_alone(rel.p, rel.n, rel.options, state, rel.snaps, loop, between, checks)
+            self._steps_checks[key] = checks if pairs is not None else None
             out = None
             if pairs is not None and len(made) == len(pairs) - 1:
                 out = []
@@ -344,6 +347,39 @@ class System:
                     out.append((renamed[0], renamed[1], bounds, bits))
             self._steps_alone[key] = out
         return self._steps_alone[key]
+
+    def loop_step_checks(self, tr: Transition, r: int, pins: tuple = ()) -> list | None:
+        """With `loop_steps(tr, r, pins)`: per iteration, the run-time checks raised in it (`Obligation`s
+        over that iteration's start as `loop_steps` reads it), or None where it gives None."""
+        if self.loop_steps(tr, r, pins) is None:
+            return None
+        loop = self.loop_alone(tr, r)[0]
+        return self._steps_checks.get((id(loop), tuple((a.get_id(), b.get_id()) for a, b in pins)))
+
+    def loop_pins(self, tr: Transition, r: int) -> tuple:
+        """The values `tr`'s move fixes at the start of run r of what the loop reads, as
+        [(leaf term, value)] (`loop_alone` must not be None): the mover's seat, for one. A move's
+        run is the loop run on its own with these values put in (`loop_steps`' `pins`)."""
+        reads = self.loop_alone(tr, r)[2]
+        start = self.cut_renamings(tr)[r][0]
+        dag = self.dag
+        return tuple((a, b) for a, b in start if (is_num(b) or z3.is_true(b) or z3.is_false(b))
+                     and dag.support(dag.add(a)) & reads)
+
+    def bounds_of(self, bits: int) -> list:
+        """The declared bounds of the state leaves among `bits` (`bounds`), as formulas."""
+        out = []
+        for leaf in self.dag.leaves_of(bits):
+            k = self.index.get(leaf)
+            b = self.bounds[k] if k is not None else None
+            if b is None:
+                continue
+            x = self.dag.term[leaf]
+            if b[0] is not None:
+                out.append(x >= b[0])
+            if b[1] is not None:
+                out.append(x <= b[1])
+        return out
 
     def cut_guard(self, tr: Transition, k: int):
         """The condition under which run k of `cut_renamings(tr)` runs (the `if`s around it)."""

@@ -233,6 +233,7 @@ class Exec:
         # changed read as fresh values); each iteration is then recorded as (its start, its end)
         self.between_iterations: tuple | None = None
         self.iteration_steps: list[tuple] = []
+        self.iteration_checks: list[list] = []  # with each of those iterations: the checks raised in it
         self.cut_guards: list = []  # per run: the condition under which the loop runs (its `if`s)
         self.cut_flags: list = []  # per run: at each cut, the condition that the loop still runs
         self.cut_loops: list = []  # per run: its loop statement (`loop_alone` runs it on its own)
@@ -444,6 +445,7 @@ class Exec:
             marks.append(self.checks_mark())
             if steps:
                 self.iteration_steps.append((start, run[-1]))
+                self.iteration_checks.append(self.enc.obligations[marks[-2]:marks[-1]])
         self.keep_cuts(st, run, marks=marks)
 
     def keep_cuts(self, st, run: list, flags: list | None = None, marks: list | None = None) -> None:
@@ -982,13 +984,14 @@ def loop_alone(program: Program, n: int, options: dict, state: StateVars, snapsh
 
 
 def loop_steps_alone(program: Program, n: int, options: dict, state: StateVars, snapshots: dict, st,
-                     between) -> list | None:
+                     between, checks: list | None = None) -> list | None:
     """The decision-free `for` loop `st` run on its own from `state` as `loop_alone` runs it,
     but each iteration after the first from the `var`s `between` gives for those the iterations
     before left ({name: value} -> {name: value}; the items and their membership tests are still
     read where the loop starts, as the engine's `list(source)` is): [(the `var`s where each
     iteration starts, where it ends)], or None where it cannot be run so. An iteration's step
-    is then a term of one iteration's size, not of every iteration's before it."""
+    is then a term of one iteration's size, not of every iteration's before it. `checks`, if
+    given, receives per iteration the run-time checks raised in it (their terms as small)."""
     if not isinstance(st, N.For):
         return None
     fr = Frame(dict(state.vars), dict(state.locals), {}, state.pc, state.cur, dict(snapshots))
@@ -1001,6 +1004,8 @@ def loop_steps_alone(program: Program, n: int, options: dict, state: StateVars, 
         return None  # (as `loop_alone`)
     if not ex.cut_loops or ex.cut_loops[-1] is not st:
         return None
+    if checks is not None:
+        checks.extend(ex.iteration_checks)
     return list(ex.iteration_steps)
 
 

@@ -1216,10 +1216,7 @@ class Induction:
         loop, _, reads = alone
         at = (id(tr), r)
         if at not in self._pins:  # (asked at every query of the move: read once)
-            dag = self.sys.dag
-            start = self.sys.cut_renamings(tr)[r][0]
-            pins = tuple((a, b) for a, b in start if (is_num(b) or z3.is_true(b) or z3.is_false(b))
-                         and dag.support(dag.add(a)) & reads)
+            pins = self.sys.loop_pins(tr, r)
             self._pins[at] = (pins, tuple((a.get_id(), b.get_id()) for a, b in pins))
         pins, ids = self._pins[at]
         return (id(loop), key, ids), pins
@@ -1298,20 +1295,8 @@ class Induction:
         return used
 
     def _bounds_of(self, bits: int) -> list:
-        """The declared bounds of the state leaves among `bits` (`System.bounds`)."""
-        out = []
-        index, bounds, dag = self.sys.index, self.sys.bounds, self.sys.dag
-        for leaf in dag.leaves_of(bits):
-            k = index.get(leaf)
-            b = bounds[k] if k is not None else None
-            if b is None:
-                continue
-            x = dag.term[leaf]
-            if b[0] is not None:
-                out.append(x >= b[0])
-            if b[1] is not None:
-                out.append(x <= b[1])
-        return out
+        """The declared bounds of the state leaves among `bits` (`System.bounds_of`)."""
+        return self.sys.bounds_of(bits)
 
     def _by_guards(self, d, bits, conds, hyps, goal, guards: list):
         """unsat when the query (as `_ask`'s, at most `CUT_MS` each) is unsatisfiable under every
