@@ -1,6 +1,6 @@
 """Run-time checks inside a decision-free `for` loop that many moves run, asked once for all of them.
 
-A loop in the flow after a `choose` (on a seed game: every recipe a player holds, completed as
+A loop in the flow after a `choose` (on a seed game: every card a player holds, completed as
 soon as the board matches it, after each of a turn's moves) is unrolled into every move's
 successor: 52 iterations × 5 checks in each of 14 moves, each check a term over the iterations
 before it. Asked per move (`cut_checks.py`), each iteration's facts cost a query of 1-2 s.
