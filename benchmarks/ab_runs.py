@@ -77,6 +77,40 @@ def proved_table(args, runs, off: str, on: str, total: str, queries: bool = Fals
         print(f"{spec:10} {on} / {off}: {ratio:.2f}")
 
 
+def verdict_table(args, runs, budget: float, on: str, counts: tuple) -> None:
+    """The table of a benchmark of one step of `well_formed` (see `prover_assuming_invariants`):
+    per spec, each setting's median CPU seconds (`seconds`), the integer columns `counts` of its
+    first run, and its verdict (`status`, `reason`); then the ratio on / off (below 1: faster)."""
+    width = max(len(on), 7)
+    print(f"budget {budget:.0f} s (--budget=S)")
+    print(f"{'spec':12} {'players':>7} {'setting':{width}} {'CPU s':>7}" + "".join(f" {c:>6}" for c in counts)
+          + "  verdict")
+    for spec in args.spec:
+        rows = runs(spec)
+        for setting, name in ((False, "off"), (True, on)):
+            r = rows[setting]
+            print(f"{spec:12} {args.players:7d} {name:{width}} {statistics.median(x['seconds'] for x in r):7.1f}"
+                  + "".join(f" {r[0][c]:6d}" for c in counts) + f"  {r[0]['status']}: {r[0]['reason'][:110]}")
+        ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
+        print(f"{spec:12} {on} / off: {ratio:.2f}")
+
+
+def prover_assuming_invariants(path: str, players: int, budget: float):
+    """A `Prover` of the spec at `path` (relative to the project's root: the children's working
+    directory, and the verdicts name it) under its default options, whose spec invariants are
+    assumed rather than proved: for a benchmark of a step of `well_formed`, not of the
+    induction that proves what it assumes. (program, prover)."""
+    from verifier.engine.runtime import Engine, Game
+    from verifier.frontend import load_program
+    from verifier.smt.prove import Prover
+
+    program, _ = load_program(path)
+    game = Game(Engine(program), players, {})
+    prover = Prover(program, players, dict(game.option_values), 20, budget=budget)
+    prover.proved = [c for c in prover.candidates() if c.node is not None]
+    return program, prover
+
+
 def induction_run(program, players: int, budget: float, param=None) -> dict:
     """The sliced induction on every invariant of `program`, in this process: the transition
     system and the interval analysis (not timed), then `Induction.run` with a deadline of

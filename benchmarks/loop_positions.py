@@ -15,7 +15,6 @@ in a fresh process: CPU seconds of `Prover.obligations()` over those decision po
 """
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import main_or_child, passed_on  # noqa: E402
+from benchmarks.ab_runs import main_or_child, passed_on, prover_assuming_invariants, verdict_table  # noqa: E402
 
 BUDGET = float(passed_on("budget", "LOOP_POSITIONS_BUDGET", "120"))
 
@@ -32,16 +31,10 @@ def one(spec: str, players: int, on: bool) -> dict:
     """`well_formed`'s checks at the decision points inside static loops, in this process."""
     import time
 
-    from verifier.engine.runtime import Engine, Game
-    from verifier.frontend import load_program
-    from verifier.smt.prove import Prover
     from verifier.smt.relation import Relation
 
-    # relative to the project's root (the children's working directory): the verdicts name it
-    program, _ = load_program("tests/fixtures/piles_dealt.rules" if spec == "piles_dealt" else f"spec/{spec}.rules")
-    game = Game(Engine(program), players, {})
-    prover = Prover(program, players, dict(game.option_values), 20, budget=BUDGET)
-    prover.proved = [c for c in prover.candidates() if c.node is not None]  # assumed: see above
+    path = "tests/fixtures/piles_dealt.rules" if spec == "piles_dealt" else f"spec/{spec}.rules"
+    program, prover = prover_assuming_invariants(path, players, BUDGET)
     points = [d for d in range(len(program.decisions)) if Relation.loop_positions(prover.rel, d)]
     prover.decisions = lambda: points
     if not on:
@@ -57,16 +50,7 @@ def main() -> None:
     if parent is None:
         return
     args, runs = parent
-    print(f"budget {BUDGET:.0f} s (--budget=S)")
-    print(f"{'spec':12} {'players':>7} {'setting':9} {'CPU s':>7} {'points':>6}  verdict")
-    for spec in args.spec:
-        rows = runs(spec)
-        for setting, name in ((False, "off"), (True, "positions")):
-            r = rows[setting]
-            print(f"{spec:12} {args.players:7d} {name:9} {statistics.median(x['seconds'] for x in r):7.1f}"
-                  f" {r[0]['points']:6d}  {r[0]['status']}: {r[0]['reason'][:110]}")
-        ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
-        print(f"{spec:12} positions / off: {ratio:.2f}")
+    verdict_table(args, runs, BUDGET, "positions", ("points",))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ any other name is a seed spec.
 """
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import main_or_child, passed_on  # noqa: E402
+from benchmarks.ab_runs import main_or_child, passed_on, prover_assuming_invariants, verdict_table  # noqa: E402
 
 BUDGET = float(passed_on("budget", "SHARED_LOOPS_BUDGET", "120"))
 
@@ -33,17 +32,11 @@ def one(spec: str, players: int, on: bool) -> dict:
     """`well_formed`'s checks at the decision points whose moves run a shared loop, in this process."""
     import time
 
-    from verifier.engine.runtime import Engine, Game
-    from verifier.frontend import load_program
     from verifier.smt import loop_checks
-    from verifier.smt.prove import Prover
     from verifier.smt.system import System
 
-    # relative to the project's root (the children's working directory): the verdicts name it
-    program, _ = load_program("tests/fixtures/tokens_loop.rules" if spec == "tokens_loop" else f"spec/{spec}.rules")
-    game = Game(Engine(program), players, {})
-    prover = Prover(program, players, dict(game.option_values), 20, budget=BUDGET)
-    prover.proved = [c for c in prover.candidates() if c.node is not None]  # assumed: see above
+    path = "tests/fixtures/tokens_loop.rules" if spec == "tokens_loop" else f"spec/{spec}.rules"
+    _, prover = prover_assuming_invariants(path, players, BUDGET)
     system = prover.system = System(prover.rel)
     t0 = time.process_time()
 
@@ -73,16 +66,7 @@ def main() -> None:
     if parent is None:
         return
     args, runs = parent
-    print(f"budget {BUDGET:.0f} s (--budget=S)")
-    print(f"{'spec':12} {'players':>7} {'setting':7} {'CPU s':>7} {'points':>6} {'shared':>6}  verdict")
-    for spec in args.spec:
-        rows = runs(spec)
-        for setting, name in ((False, "off"), (True, "shared")):
-            r = rows[setting]
-            print(f"{spec:12} {args.players:7d} {name:7} {statistics.median(x['seconds'] for x in r):7.1f}"
-                  f" {r[0]['points']:6d} {r[0]['settled']:6d}  {r[0]['status']}: {r[0]['reason'][:110]}")
-        ratio = statistics.median(x["seconds"] for x in rows[True]) / statistics.median(x["seconds"] for x in rows[False])
-        print(f"{spec:12} shared / off: {ratio:.2f}")
+    verdict_table(args, runs, BUDGET, "shared", ("points", "settled"))
 
 
 if __name__ == "__main__":
