@@ -912,9 +912,16 @@ class Prover:
             except OutOfBudget as exc:
                 # where it stopped and how far it got: the moves whose checks a stronger invariant
                 # (or a larger budget) has to settle
+                # and what it found on the way: the checks a state satisfying the proved
+                # invariants breaks, which more time would not prove
+                found = ""
+                if failures:
+                    f = failures[0]
+                    found = (f"; so far {len(failures)} run-time checks not proved from a state satisfying "
+                             f"the proved invariants, e.g. {f[0]} at {f[1]} ({f[2]})")
                 raise OutOfBudget(f"{exc} (at the checks of the moves at line "
                                   f"{self.p.decisions[d].node.span.line}, after those of {done} of "
-                                  f"{len(decisions)} decision points)") from None
+                                  f"{len(decisions)} decision points{found})") from None
         self.checks_examined = True
         seconds = time.perf_counter() - t0
         if failures:
