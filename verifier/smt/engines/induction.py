@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..dag import abstract_apart
-from ..encode import CTX, and_all, eq_leaf, is_num, lift, not_, num, with_values, z3
+from ..encode import CTX, and_all, eq_leaf, lift, not_, num, with_values, z3
 from ..relation import successor_paths
 from ..parametric import Parametric, named_items
 from ..symmetry import SeatRotations
