@@ -70,6 +70,9 @@ def check_key(o) -> tuple:
 
 
 class SharedLoopChecks:
+    """The step for one `well_formed` run: the proved facts (`assume`), and per loop and pins the
+    proof so far, shared by every move whose flow runs that loop."""
+
     def __init__(self, system: System, assume: list):
         self.sys = system
         self.assume = assume
