@@ -58,6 +58,7 @@ class _LoopProof:
         #    fact's keeping rests on, shrunk by what some iteration does not keep)
         self.kept_facts: list | None = None
         self.kept = 0  # iterations shown to keep every one of `kept_facts`
+        self.dropped: set = set()  # ids of the facts some iteration does not keep
         # 3. per iteration: the keys of its checks shown from `kept_facts` alone
         self.shown: list[set] = []
         self.failed = False  # the loop cannot be asked so: nothing more is asked
@@ -257,7 +258,10 @@ class SharedLoopChecks:
             ids = {g.get_id() for g in kept or []}
             have = {f.get_id() for f in proof.kept_facts}
             dropped = {f.get_id() for f, g in zip(rest, goals) if g.get_id() not in ids}
-            added = set(core) - have if kept else set()
+            proof.dropped |= dropped
+            # (a fact once dropped is never brought back: else a core could bring back what an
+            # iteration drops again, and the fixpoint would go round without end)
+            added = set(core) - have - proof.dropped if kept else set()
             proof.kept_facts = [f for f in proof.kept_facts if f.get_id() not in dropped] + \
                 [by_id[k] for k in added if k not in dropped]
             proof.kept = 0
