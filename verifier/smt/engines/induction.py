@@ -915,16 +915,23 @@ class Induction:
     def _slice(self, tr, target: int, live, given, support, dropped) -> tuple:
         """What shares a leaf with `target` (the support of what must hold after the move): the
         move's conditions, the live instances and lemmas that read those leaves, and the bits of
-        every leaf they read; as (conditions, instance keys, their formulas, bits)."""
+        every leaf they read; as (conditions, instance keys, their formulas, bits). The
+        conditions are those that share a leaf with the target or with one of those instances:
+        a move of one seat is the move under "the mover is that seat", and an instance that reads
+        the mover ("this turn's count is at most the mover's tokens") must be read with it. Where
+        the target no longer reads the mover (a loop's end read for that seat), the instance
+        without the condition was read for any seat: a model that is no state of the move (on a
+        seed game, the turn's count against another seat's tokens), and the loop's proof lost."""
         dag = self.sys.dag
-        conds = [t for t, i in zip(tr.pre_terms, tr.pre) if dag.support(i) & target]
         hyps = [k for k in list(live) + list(given) if k not in dropped and support[k] & target]
         bits = target
-        for i in tr.pre:
-            if dag.support(i) & target:
-                bits |= dag.support(i)
         for k in hyps:
             bits |= support[k]
+        conds, read = [], bits
+        for t, i in zip(tr.pre_terms, tr.pre):
+            if dag.support(i) & read:
+                conds.append(t)
+                bits |= dag.support(i)
         return conds, hyps, [live.get(k, given.get(k)) for k in hyps], bits
 
     def _check(self, d, tr, v, key, f, live, given, support, dropped) -> Outcome | None:
