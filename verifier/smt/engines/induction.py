@@ -62,6 +62,10 @@ PARAM_SHARE = 0.5
 # instances are asked at that move instead (`_by_instances`); None: the claim is left to its
 # instances one by one at the first query the solver gives up on, as before
 ITEM_MS: int | None = 3000
+# the claims over a symbolic item retried together (once what they may rest on is proved) get a
+# share of the time left by the instances they stand for, at most half (`run`); False: one fair
+# share per claim, as before
+ITEM_RETRY_BY_INSTANCES = True
 # a claim the solver gave up on in its first pass gets a second look whose queries get at most
 # this long each (seconds), and which stops at the first one the solver gives up on: one that a
 # later claim's statement settles takes a fraction of a second then (on a seed game, 0.1 s after
@@ -325,7 +329,18 @@ class Induction:
         grown = pending and len(known) > len(assumed[pending[0].name])
         if pending and (len(pending) > 1 or grown) and \
                 (grown or any(item_out[c.name].kind != "time" for c in pending)):
-            share(len(plain) + len(pending))
+            if ITEM_RETRY_BY_INSTANCES and final is not None:
+                # a share by the instances they stand for, not one per claim: the plain claims
+                # after them rest on them, and each of those that does fails its first pass
+                # without them (on a seed game "a strip is in one place at most", 52 instances,
+                # ran out of its 5.8 s at its retry and was proved only after the plain claims,
+                # whose first passes over the strips had spent 20 s each in vain)
+                weight = sum(len(c.instances) for c in pending)
+                weight /= weight + sum(len(c.instances) for c in plain)
+                now = time.perf_counter()
+                self.deadline = now + (final - now) * min(0.5, weight)
+            else:
+                share(len(plain) + len(pending))
             try:
                 together, outs = self._over_an_item(pending, known)
             finally:
