@@ -31,6 +31,7 @@ FAST = [
     "wasabi/place_on_tile",
     "wasabi/stack_lasts",
     "wasabi/recipe_stays_in_hand",
+    "wasabi/three_worth_four",
     "breakthrough/far_row_no_win",
     "mancala/capture_drops_last_bean",
     "blackjack/dealer_card_stays_in_deck",
