@@ -1117,15 +1117,12 @@ def test_a_look_given_up_on_through_a_shared_loop_is_not_taken_again_at_that_mov
 TURN_COUNT = Path(__file__).parent / "fixtures" / "turn_count.rules"
 
 
-def test_an_instance_that_reads_the_mover_is_read_with_the_moves_seat():
-    """`turn_count` ("this turn's completions are at most the mover's used tokens") is kept by
-    each iteration of the loop after a move, which is read for the mover's seat (the move of
-    seat 0 is the move under "current is 0"). Where the query after the loop no longer reads
-    `current` (the loop's end, read for seat 0), the instance still does: without the move's
-    condition on the mover in its slice, a model pairs this turn's count with another seat's
-    tokens, the loop's proof is lost, and the claim was left unproved."""
+def turn_count_through_the_loop(text: str) -> dict:
+    """The claims of `turn_count.rules` (as `text`), every query about `mark` (the move whose
+    loop runs) as a whole planted given up on, but those through its loop (the iterations, and
+    what follows the loop's end: asked within CUT_MS): each claim's outcome."""
     import verifier.smt.engines.induction as induction
-    program, diags = check_text(TURN_COUNT.read_text(encoding="utf-8"), str(TURN_COUNT))
+    program, diags = check_text(text, str(TURN_COUNT))
     assert program is not None, [d.message for d in diags]
     prover = Prover(program, 2, {}, 10)
     system = System(prover.rel)
@@ -1139,14 +1136,27 @@ def test_an_instance_that_reads_the_mover_is_read_with_the_moves_seat():
         return check(d, tr, *rest)
 
     def only_through_the_loop(d, bits, conds, hyps, case, post, checks, splits=(), ms=None, *rest):
-        # planted: every query about `mark` (the move whose loop runs) as a whole is given up
-        # on, but those through its loop (the iterations, and what follows the loop's end:
-        # asked within CUT_MS)
         if moving[0].startswith("mark") and not z3.is_false(post) and ms != induction.CUT_MS:
             ind.queries += 1
             return z3.unknown, "planted"
         return ask(d, bits, conds, hyps, case, post, checks, splits, ms, *rest)
     ind._check_case, ind._ask = asked_at, only_through_the_loop
-    out = ind.run(claims)
+    return ind.run(claims)
+
+
+def test_an_instance_that_reads_the_mover_is_read_with_the_moves_seat():
+    """`turn_count` ("this turn's completions are at most the mover's used tokens") is kept by
+    each iteration of the loop after a move, which is read for the mover's seat (the move of
+    seat 0 is the move under "current is 0"). Where the query after the loop no longer reads
+    `current` (the loop's end, read for seat 0), the instance still does: without the move's
+    condition on the mover in its slice, a model pairs this turn's count with another seat's
+    tokens, the loop's proof is lost, and the claim was left unproved. With the count not reset
+    when the mover changes (planted), the claim is false and is not proved."""
+    text = TURN_COUNT.read_text(encoding="utf-8")
+    out = turn_count_through_the_loop(text)
     assert out["tokens_kept"].proved
     assert out["turn_count"].proved, (out["turn_count"].kind, out["turn_count"].move, out["turn_count"].detail)
+    carried = text.replace("    current = (current + 1) % num_players\n    done_now = 0\n",
+                           "    current = (current + 1) % num_players\n")
+    assert carried != text
+    assert not turn_count_through_the_loop(carried)["turn_count"].proved
