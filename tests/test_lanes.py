@@ -96,3 +96,23 @@ def test_the_directed_search_drops_what_is_settled_elsewhere_and_stops_when_told
 
     assert F.falsify(game, program, ["per_move"], poll=settled_elsewhere, **kw) == [] and asked
     assert F.falsify(game, program, ["per_move"], poll=lambda found: None, **kw) == []  # told to stop at once
+
+
+def test_the_second_directed_search_runs_in_the_lane_beside_the_checks(monkeypatch):
+    from verifier.verify import run as R
+    monkeypatch.setattr(F, "EXHAUSTIVE_STATES", 3)
+    monkeypatch.setattr(R, "QUICK_SEARCH_SHARE", 0.0)  # the lane's first directed search: no time
+    # (random play off, bounded model checking too short: only the second search can find it)
+    res, heard, program = _verify(BROKEN, jobs=2, games=0, k=1, depth=0)
+    searches = [t for t in heard.texts if "beam and swarm search" in t]
+    assert len(searches) == 2 and all("beside the proofs" in t for t in searches), searches
+    # (asked once the invariants are settled)
+    assert heard.texts.index(searches[1]) > min(i for i, t in enumerate(heard.texts) if "Spacer on" in t)
+    assert res["per_move"].status == "violated" and res["per_move"].method == "directed"
+    _replays_to_the_break(program, res["per_move"])
+    # as before: in the parent, between the invariants' proofs and the checks'
+    monkeypatch.setattr(R, "SECOND_SEARCH_IN_LANE", False)
+    res, heard, _ = _verify(BROKEN, jobs=2, games=0, k=1, depth=0)
+    searches = [t for t in heard.texts if "beam and swarm search" in t]
+    assert len(searches) == 2 and "beside the proofs" not in searches[1], searches
+    assert res["per_move"].status == "violated" and res["per_move"].method == "directed"

@@ -4,8 +4,11 @@ With a core to spare (one player count and `--jobs` 2 or more), the searches nee
 for the proofs, nor the proofs for them: random play, the search for an endless game and the
 first directed search (beam and swarm) run in a child process while the parent builds the
 transition system and proves — what the searches-first order does before its proofs, with the
-same shares of the time (the second directed search and the extreme-score games stay in the
-parent, after the proofs: see `LanePlan.shares`). The first conclusive answer for a property wins:
+same shares of the time (see `LanePlan.shares`). The second, longer directed search, which the
+searches-first order runs after the invariants' proofs, the child runs when the parent asks
+(`search`), beside the parent's proofs of the run-time checks and deadlocks, instead of before
+them; the extreme-score games stay in the parent. The first conclusive answer for a property
+wins:
 
 - a violation the child finds is a real game, replayed by the engine before it is sent (as
   every search's findings are); the parent takes it at its next stage and proves no more of
@@ -51,8 +54,8 @@ class LanePlan:
     # order does before its proofs: on this machine's two cores a second busy process slows a
     # Z3 query 1.56 times (a pigeonhole query, 14.5 s alone, 22.6 s beside a busy loop), so a
     # search beside the proofs for as long as they ran cost a one-count example its proofs
-    # (breakthrough at `--budget 60`); the second directed search and the extreme-score games
-    # stay in the parent, after the proofs
+    # (breakthrough at `--budget 60`); the second directed search waits for the parent's
+    # `SearchLane.search`, after the invariants' proofs
     shares: tuple = (0.1, 0.2, 0.1)
 
 
@@ -63,8 +66,10 @@ class SearchLane:
     def __init__(self, game, program, plan: LanePlan, say):
         ctx = multiprocessing.get_context("fork")  # the compiled engine is inherited, not rebuilt
         self._out, self._settled, self._stop = ctx.Queue(), ctx.Queue(), ctx.Event()
-        self._proc = ctx.Process(target=_child, args=(game, program, plan, self._out, self._settled, self._stop),
-                                 daemon=True)
+        self._requests = ctx.Queue()  # the parent's asks for a second directed search
+        self._answered = threading.Event()  # the child ended the search asked for, or ended
+        self._proc = ctx.Process(target=_child, args=(game, program, plan, self._out, self._settled, self._stop,
+                                                      self._requests), daemon=True)
         self._proc.start()
         self._say = say
         self._inbox: collections.deque = collections.deque()
@@ -80,16 +85,21 @@ class SearchLane:
             except queue.Empty:
                 if not self._proc.is_alive():
                     self._inbox.append(("done", f"the search process ended with code {self._proc.exitcode}"))
+                    self._answered.set()
                     return
                 continue
             except (EOFError, OSError):
                 self._inbox.append(("done", "the search process's messages were cut off"))
+                self._answered.set()
                 return
             if kind == "say":
                 self._say(payload)
+            elif kind == "searched":
+                self._answered.set()
             else:
                 self._inbox.append((kind, payload))
                 if kind == "done":
+                    self._answered.set()
                     return
 
     def messages(self) -> list:
@@ -108,6 +118,17 @@ class SearchLane:
             self._sent |= new
             self._settled.put(sorted(new))
 
+    def search(self, targets, seconds: float, seed: int) -> None:
+        """Ask the child for the second directed search (`seconds` at most, for `targets`, less
+        what is settled by then); `wait` for its end. Only once: the child answers one ask."""
+        self._answered.clear()
+        self._requests.put((tuple(targets), seconds, seed))
+
+    def wait(self, timeout: float | None) -> None:
+        """Until the search asked for ended (its findings are then in `messages`), the child
+        ended, or `timeout` seconds."""
+        self._answered.wait(timeout)
+
     def finish(self, timeout: float = 60.0) -> list:
         """Stop the directed search, let the child send what it found, and return its last
         messages."""
@@ -125,9 +146,10 @@ def _property(finding) -> str:
     return {explore.DEADLOCK: "no_deadlock", explore.RULE_ERROR: "well_formed"}.get(finding.kind, finding.name)
 
 
-def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
+def _child(game, program, plan: LanePlan, out, settled_q, stop, requests) -> None:
     """The child's program: random play, the endless-game search, the directed search, each
-    sending what it found as soon as it has it."""
+    sending what it found as soon as it has it; then, until told to stop, the second directed
+    search when the parent asks for it."""
     def say(text: str) -> None:
         out.put(("say", text))
 
@@ -161,6 +183,12 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
         settled.update(got)
         return got
 
+    def directed(targets: list, seconds: float, seed: int) -> None:
+        findings = falsify(game, program, targets, seconds=seconds, seed=seed, progress=say,
+                           max_steps=plan.max_steps, strategies=("beam", "swarm"), poll=poll)
+        out.put(("found", ([f for f in findings if len(f.history) < sent.get(_property(f), len(f.history) + 1)],
+                           "directed", None)))
+
     error = ""
     try:
         broken: set = set()
@@ -183,10 +211,21 @@ def _child(game, program, plan: LanePlan, out, settled_q, stop) -> None:
         if plan.falsify > 0 and targets and not stop.is_set() and (rest is None or rest > 1):
             say(f"beam and swarm search for {len(targets)} properties, beside the proofs")
             seconds = plan.falsify if rest is None else min(plan.falsify, directed_share * rest)
-            findings = falsify(game, program, targets, seconds=seconds, seed=plan.n, progress=say,
-                               max_steps=plan.max_steps, strategies=("beam", "swarm"), poll=poll)
-            out.put(("found", ([f for f in findings if len(f.history) < sent.get(_property(f), len(f.history) + 1)],
-                               "directed", None)))
+            directed(targets, seconds, plan.n)
+        # (the child waits idle meanwhile: the parent's queries run faster without a busy
+        # neighbour, and the second search's targets are what its proofs left open)
+        while not stop.is_set() and (left() is None or left() > 1):
+            try:
+                targets, seconds, seed = requests.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            poll({})
+            targets = [x for x in targets if x not in broken and x not in settled and x not in sent]
+            rest = left()
+            if targets and not stop.is_set() and (rest is None or rest > 1):
+                say(f"beam and swarm search for {len(targets)} properties, beside the proofs")
+                directed(targets, seconds if rest is None else min(seconds, rest), seed)
+            out.put(("searched", None))
     except BaseException as exc:  # told to the parent, which reports the proofs without this lane
         error = f"{type(exc).__name__}: {exc}"
     finally:

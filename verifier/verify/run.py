@@ -201,6 +201,9 @@ SEARCH_SHARE = 0.6  # directed search for what no proof settled
 DEEPER_SHARE = 0.7  # bounded model checking and k-induction, before termination and the score bounds
 WITNESS_SHARE = 0.2  # games with extreme scores, of the time left before the score bounds ...
 WITNESS_SHARE_OF_SEARCH = 0.25  # ... and at most this share of --search's seconds
+# with a search lane (`lanes.py`), the second directed search runs there, beside the proofs of
+# the run-time checks and deadlocks; False: here, before or after them, as without a lane
+SECOND_SEARCH_IN_LANE = True
 RANKING_SHARE = 0.5  # a ranking function, where loops have no measure and no endless game was found
 
 
@@ -363,17 +366,29 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
     from_lane()
     to_lane()
 
+    searching = False  # the search lane runs the longer directed search
+
     def search_open() -> None:
-        """The longer directed search, for what is asked and neither violated nor proved."""
-        nonlocal targets
+        """The longer directed search, for what is asked and neither violated nor proved: in
+        the search lane, if there is one, beside the proofs that follow (here it would stop
+        them for its whole share: 57 s of a seed game's 240 s, in which the run-time checks
+        got 15 s); else here."""
+        nonlocal targets, searching
         targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
                    if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
         if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
-            search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
+            if lane is not None and SECOND_SEARCH_IN_LANE:
+                seconds = budget.falsify if deadline is None else min(budget.falsify, SEARCH_SHARE * left())
+                lane.search(targets, seconds, n + 7)
+                searching = True
+            else:
+                search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
 
     # a counterexample to induction of an asked invariant hints at a violation: search before
     # the run-time checks and deadlocks take their share
-    hinted = any("decision" in v.details for k, v in verdicts.items() if wanted(k) and k in spec_names)
+    # (in the search lane it runs beside them: as soon as the invariants are settled)
+    hinted = any("decision" in v.details for k, v in verdicts.items() if wanted(k) and k in spec_names) or \
+        (lane is not None and SECOND_SEARCH_IN_LANE)
     if hinted:
         search_open()
     for name, check in ((RESTS_ON, prover.obligations), ("no_deadlock", prover.deadlocks)):
@@ -482,6 +497,8 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
                 v.details["rests_on"] = [RESTS_ON]
             verdicts[name] = v
 
+    if searching:
+        lane.wait(left())  # (its findings settle what the proofs here left open)
     from_lane(last=True)  # (termination needs the endless-game search's answer)
 
     # 4. termination
