@@ -92,3 +92,15 @@ def test_a_count_broken_where_the_loop_runs_is_not_settled(monkeypatch, edit):
     assert verdict.status != "proved"
     assert "the result is within 0..4" in verdict.reason
     assert len(made) == 1 and made[0]._proofs  # (the loop was asked)
+
+
+def test_an_iteration_reads_what_an_iteration_several_back_wrote():
+    """`tests/fixtures/weighted_tokens.rules`: at a high card, the points' room rests on "points
+    + 2 × low + 3 × high == 20", whose low tokens the last low card wrote, several iterations
+    back. Each iteration's query keeps every fresh value made so far (`System.loop_steps`):
+    before, it kept the last iteration's only, so `2 × low` there was left free and the points'
+    check of every high card but the first was not shown (148 of the 192 loop checks)."""
+    text = (Path(__file__).parent / "fixtures" / "weighted_tokens.rules").read_text(encoding="utf-8")
+    verdict = prover_of(text).obligations()
+    assert verdict.status == "proved", verdict.reason
+    assert shared_count(verdict.reason) == 24 * 2 * 2 * 2  # cards × checks (tokens, points) × moves × seats

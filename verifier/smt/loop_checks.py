@@ -50,7 +50,7 @@ class _LoopProof:
         self.pins = pins
         self.facts = facts  # the candidates: proved facts about what the loop writes
         self.written = written  # the support bits of the `var` leaves some iteration writes
-        self.bounds = [b for step in steps for b in step[2]]  # the fresh values' declared bounds
+        self.bounds = steps[-1][2] if steps else []  # the fresh values' declared bounds (every step's)
         # 1. each iteration's checks, assuming every candidate: per iteration asked, the keys
         #    of the checks shown and the candidates that showed them (an unsat core)
         self.tried: list[tuple[set, set]] = []
@@ -178,7 +178,7 @@ class SharedLoopChecks:
         # (every iteration's: a value an iteration leaves unchanged keeps the constant an
         # iteration before it made, with its bounds)
         base = [*(eq_leaf(a, b) for a, b in proof.pins), *self.sys.bounds_of(read & self.sys.var_bits()),
-                *proof.bounds]
+                *(b for b in proof.bounds if dag.support(dag.add(b)) & read)]
         return base, hyps, goals
 
     def _checks(self, proof: _LoopProof, i: int, facts: list, deadline: float) -> tuple[set, set] | None:

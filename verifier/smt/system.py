@@ -299,7 +299,9 @@ class System:
         the iterations before it changed is read as fresh constants (`transition.
         loop_steps_alone`; a `var` leaf the loop has not changed by then is still the leaf):
         [(its start, its end, each a renaming of the `var` leaves as `cut_renamings` gives them;
-        the fresh constants' declared bounds; their support bits)], or None where the loop is
+        the declared bounds and the support bits of every fresh constant made so far: its start
+        reads those of every iteration before, a value changed at the 13th and not since read at
+        the 14th)], or None where the loop is
         not read on its own (`loop_alone`) or not so. A formula shown to hold at an iteration's
         end for every value of the constants within their bounds holds for the values the
         iterations before gave, whatever they were: so the steps' queries are each of one
@@ -335,13 +337,15 @@ class System:
             out = None
             if pairs is not None and len(made) == len(pairs) - 1:
                 out = []
+                # every constant made so far: the start reads those an earlier iteration made too
+                bits, bounds = 0, []
                 for k, (start, end) in enumerate(pairs):
                     renamed = self._renamings([start, end])
                     if renamed is None:
                         out = None
                         break
-                    fresh, bounds = made[k - 1] if k > 0 else ({}, [])
-                    bits = 0
+                    fresh, more = made[k - 1] if k > 0 else ({}, [])
+                    bounds = bounds + more
                     for _, c in fresh.values():
                         bits |= self.dag.support(self.dag.add(c))
                     out.append((renamed[0], renamed[1], bounds, bits))

@@ -1302,6 +1302,8 @@ class Induction:
                 taken = {k: h for k, h in hyps.items() if support[k] & bits}
                 for k in taken:
                     bits |= support[k]
+                # (the fresh constants' bounds: of those read, of every iteration so far)
+                extra = [b for b in extra if dag.support(dag.add(b)) & bits]
                 parts = [*self._bounds_of(bits), *extra, *taken.values(), term]
                 if pins:  # (substituted, so that Z3 folds the values; the equations first)
                     parts = [eq_leaf(a, b) for a, b in pins] + [pinned(x) for x in parts]
