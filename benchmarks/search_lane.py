@@ -6,7 +6,7 @@
 `verify_players` with `lanes` 1 (random play, the endless-game search and the directed search
 first, then the proofs, then a second directed search for what they left) and with `lanes` 2
 (`verifier/verify/lanes.py`: after the exhaustive search, the searches run in a child process
-while the parent proves). The default budget, in interleaved rounds, each in a fresh process;
+while the parent proves; the second directed search too, once the invariants' proofs end). The default budget, in interleaved rounds, each in a fresh process;
 for each: the wall seconds, when the proofs began (the transition system's build), and the
 properties proved. Run it with nothing else on the machine: the lane takes the second core.
 Prints figures only; nothing is asserted.
