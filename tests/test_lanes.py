@@ -107,7 +107,7 @@ def test_the_second_directed_search_runs_in_the_lane_beside_the_checks(monkeypat
     searches = [t for t in heard.texts if "beam and swarm search" in t]
     assert len(searches) == 2 and all("beside the proofs" in t for t in searches), searches
     # (asked once the invariants are settled)
-    assert heard.texts.index(searches[1]) > min(i for i, t in enumerate(heard.texts) if "Spacer on" in t)
+    assert heard.texts.index(searches[1]) > min(i for i, t in enumerate(heard.texts) if "induction over" in t)
     assert res["per_move"].status == "violated" and res["per_move"].method == "directed"
     _replays_to_the_break(program, res["per_move"])
     # as before: in the parent, between the invariants' proofs and the checks'
