@@ -116,3 +116,29 @@ def test_the_second_directed_search_runs_in_the_lane_beside_the_checks(monkeypat
     searches = [t for t in heard.texts if "beam and swarm search" in t]
     assert len(searches) == 2 and "beside the proofs" not in searches[1], searches
     assert res["per_move"].status == "violated" and res["per_move"].method == "directed"
+
+
+def test_a_count_that_fails_stops_its_search_lane(monkeypatch):
+    """The child waits for the second search's ask until told to stop: a count that raises
+    before its last look at the lane still stops it, not at its deadline."""
+    import pytest
+
+    from verifier.engine.runtime import Engine
+    from verifier.verify import run as R
+    monkeypatch.setattr(F, "EXHAUSTIVE_STATES", 3)
+    started = []
+    real = lanes.SearchLane.__init__
+
+    def keep(self, *args, **kw):
+        real(self, *args, **kw)
+        started.append(self)
+    monkeypatch.setattr(lanes.SearchLane, "__init__", keep)
+
+    def broken(*args, **kw):
+        raise RuntimeError("planted failure of the proofs")
+    monkeypatch.setattr(R, "prove_invariants", broken)
+    program = program_of(COUNTING)
+    with pytest.raises(RuntimeError, match="planted failure"):
+        R.verify_players(program, Engine(program), 2, {}, Budget(games=0, timeout=10, proof=600, falsify=5),
+                         lanes=2)
+    assert len(started) == 1 and not started[0]._proc.is_alive()

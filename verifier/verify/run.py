@@ -210,6 +210,19 @@ RANKING_SHARE = 0.5  # a ranking function, where loops have no measure and no en
 def verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress=None,
                    only: set | None = None, started: float | None = None, enough=None,
                    lanes: int = 1) -> tuple[list, list, dict]:
+    """`_verify_players`; the search lane it starts, if any, is stopped however it ends (the
+    child waits for the second search's ask until told to stop, or until the deadline)."""
+    made: list = []
+    try:
+        return _verify_players(program, engine, n, given, budget, progress, only, started, enough, lanes, made)
+    finally:
+        for lane in made:
+            lane.finish(timeout=5.0)  # (a second call after the count's own: the child is gone)
+
+
+def _verify_players(program: Program, engine: Engine, n: int, given: dict, budget: Budget, progress,
+                    only: set | None, started: float | None, enough, lanes: int,
+                    made: list) -> tuple[list, list, dict]:
     """The results of one player count within `budget.proof` seconds (every stage included).
 
     Cheap searches first (random play; exhaustive search where the game is small, short directed
@@ -316,6 +329,7 @@ def verify_players(program: Program, engine: Engine, n: int, given: dict, budget
         lane = SearchLane(game, program, LanePlan(
             n, tuple(targets) if budget.falsify > 0 else (), budget.games, budget.max_steps, budget.falsify,
             want_lasso, deadline, (RANDOM_SHARE, LASSO_SHARE, QUICK_SEARCH_SHARE)), say)
+        made.append(lane)
     elif use_lane and want_lasso and not acyclic:  # every state checked, but one comes back
         look_for_a_lasso()
 
