@@ -787,11 +787,14 @@ def _in_workers(program, engine, counts, given, budget, progress, only, jobs, st
     messages = ctx.Queue()
     _JOB = (program, engine, given, budget, only, messages)
 
+    finished = [0]  # the results relayed so far
+
     def relay(block: float):
         try:
             while True:
                 kind, payload = messages.get(timeout=block)
                 block = 0.0
+                finished[0] += kind == "finished"
                 if progress is None:
                     continue
                 if kind == "say":
@@ -808,8 +811,14 @@ def _in_workers(program, engine, counts, given, budget, progress, only, jobs, st
         pending = [pool.apply_async(_worker, (n, started if i < jobs else None)) for i, n in enumerate(counts)]
         while not all(p.ready() for p in pending):
             relay(0.2)
-        relay(0.0)
         outs = [p.get() for p in pending]
+        # a worker's last messages may reach the queue after its answer is ready (its queue's
+        # feeder thread): every result is relayed before the report, at most a few seconds on
+        until = time.perf_counter() + 5.0
+        expected = sum(len(out[0]) for out in outs)
+        relay(0.0)
+        while finished[0] < expected and time.perf_counter() < until:
+            relay(0.1)
         pool.close()
         return outs
     finally:
