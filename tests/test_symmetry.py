@@ -157,3 +157,51 @@ def test_a_move_only_the_second_seat_breaks_a_claim_with_is_not_hidden_by_the_fi
     program, prover, system = setting(LOPSIDED, 2)
     out, _, hits = ask_counts(program, prover, system, "at_most_4", True, monkeypatch)
     assert not out.proved and out.kind == "sat" and "(P2" in out.move
+
+
+def test_a_closed_condition_is_read_as_the_branch_it_picks():
+    # a claim read at an item has the item's number substituted: P2's `If(1 == 1, x, 0)` meets
+    # P1's `If(0 == 0, x, 0)` as `x`, and the item's range `1 >= 0` is true like P1's `0 >= 0`
+    _, _, system = setting(TALLY, 2)
+    rot = SeatRotations(system)
+    c0, c1 = leaf(system, "count@0[0]"), leaf(system, "count@0[1]")
+    one = rot.reading(1)
+    p1 = z3.And(num(0) >= 0, z3.If(num(0) == num(0), c0, c1) + z3.If(num(0) == num(0), num(1), num(0)) <= 4)
+    p2 = z3.And(num(1) >= 0, z3.If(num(1) == num(0), c0, c1) + z3.If(num(1) == num(1), num(1), num(0)) <= 4)
+    assert rot.key(p2, one) == rot.key(p1) == rot.key(c0 + 1 <= 4)
+    assert rot.key(p2) != rot.key(p1)  # (not as they are: P2's reads count[1])
+    # a closed term that is false stays false, and `and` of it is false whatever the rest reads
+    assert rot.key(z3.And(num(2) < num(1), c0 <= 4)) == rot.key(z3.BoolVal(False, CTX))
+    assert rot.key(z3.Or(num(2) < num(1), c0 <= 4)) == rot.key(c0 <= 4)
+
+
+def test_a_query_that_pins_a_seat_reads_its_other_parts_at_that_seat():
+    _, _, system = setting(TALLY, 2)
+    rot = SeatRotations(system)
+    c0, c1, turn = leaf(system, "count@0[0]"), leaf(system, "count@0[1]"), leaf(system, "turn@0")
+    mover = z3.If(turn == 0, c0, c1)  # `count[turn]`, as the encoder reads an array at a seat
+    p1 = [turn == 0, mover + 1 <= 4]
+    p2 = [turn == 1, mover + 1 <= 4]
+    # term by term, P2's `If(turn == 0, ...)` has the image `If(turn == 1, c1, c0)`: not P1's term
+    assert rot.key(p2[1], rot.reading(1)) != rot.key(p1[1])
+    # read at the seat each query pins, P2's is P1's image
+    two, _ = rot.keyer(p2, 1)
+    first, _ = rot.keyer(p1, 0)
+    assert [two(t) for t in p2] == [first(t) for t in p1]
+    assert first(p1[1]) == rot.key(c0 + 1 <= 4)
+    # a seat pinned to two numbers is pinned to none (the query is asked as it is)
+    assert rot.pins_of([turn == 0, turn == 1, mover <= 4])[0] == frozenset()
+    assert rot.pins_of(p2)[0] == frozenset({(system.dag.add(turn), 1)})
+
+
+SEATED = TALLY.replace('invariant total', '''invariant mover_room "the seat to move has counted to 4 at most": count[turn] <= 4
+invariant total''')
+
+
+def test_a_claim_read_at_the_mover_is_answered_for_the_second_seat_by_the_first(monkeypatch):
+    program, prover, system = setting(SEATED, 2)
+    plain, asked_plain, _ = ask_counts(program, prover, system, "mover_room", False, monkeypatch)
+    program, prover, system = setting(SEATED, 2)
+    rotated, asked_rotated, hits = ask_counts(program, prover, system, "mover_room", True, monkeypatch)
+    assert plain.proved and rotated.proved
+    assert hits > 0 and asked_rotated < asked_plain

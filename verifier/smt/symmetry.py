@@ -56,9 +56,21 @@ def leaf_paths(t, n: int) -> list[tuple[tuple, bool]]:
 # the players: P1's `a_0 + a_1` is P2's `a_1 + a_0`)
 _COMMUTATIVE = frozenset({"and", "or", "add", "mul", "eq", "distinct", "xor"})
 _ORDER = {"le": operator.le, "lt": operator.lt, "ge": operator.ge, "gt": operator.gt}
+# operators evaluated where every argument is a constant (`SeatRotations._folded`); Z3's integer
+# division and modulo are Euclidean, and a numeral over zero is left as it is (ArithmeticError)
+_FOLDS = {**_ORDER, "eq": lambda a, b: a == b, "not": lambda a: not a, "neg": operator.neg,
+          "add": lambda *a: sum(a), "sub": lambda a, *b: a - sum(b), "mul": lambda *a: _product(a),
+          "implies": lambda a, b: (not a) or b, "xor": operator.xor}
 # the most `==`-within-`If`-within-`==` levels a key is taken through (each is a few Python
 # frames; the front end raises Python's recursion limit far past what the C stack holds)
 MAX_NESTING = 200
+
+
+def _product(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
 
 
 class _TooDeep(Exception):
@@ -109,39 +121,84 @@ class SeatRotations:
             self._moves.append(moves)
             self._moved.append(moved)
         self._forms: dict[tuple, int] = {}  # a canonical form -> its key
+        self._constant: dict[int, int | bool] = {}  # the key of a number or truth value -> it
         self._seat_below: dict[int, bool] = {}  # node id -> `_holds_seat_term`
         self._nesting = 0  # `_key` calls under way (`MAX_NESTING`)
         # a reading: a rotation, and the seat-valued leaves read as plain numbers (`reading`)
         self._readings: dict[tuple, int] = {}
         self._rotation: list[int] = []
         self._seat_leaves: list[set] = []  # per reading: the leaves read through π
+        self._pins: list[dict] = []  # per reading: seat-valued leaf id -> the number it is read as
         self._touched: list[int] = []  # per reading: the bits of the leaves it moves or reads through π
         self._keys: list[dict] = []  # per reading: node id -> key (None: none)
         self._seats: list[dict] = []  # per reading: node id -> `_seat_key`
         self._owners: list[dict] = []  # per reading: a stand-in's key -> its constant
         self.reading(0)
 
-    def reading(self, r: int, plain: frozenset = frozenset()) -> int:
+    def reading(self, r: int, plain: frozenset = frozenset(), pins: frozenset = frozenset()) -> int:
         """The reading of terms through rotation r with the seat-valued leaves in `plain` read
         as plain numbers, not through π (each is a bijection of the states, so either is
         sound): a fact that does arithmetic on a seat (`left == 52 - 3 * seat`) has no image through π
         that matches anything, and the same fact, left as it is, is in both seats' queries.
-        Reading 0 is the identity. Its index, for `key`."""
+        `pins` ((leaf id, number), ...): seat-valued leaves read as those numbers, for the
+        parts of a query that also says "leaf == number" (`pins_of`). Reading 0 is the
+        identity. Its index, for `key`."""
         plain = frozenset() if r == 0 else plain
-        q = self._readings.get((r, plain))
+        q = self._readings.get((r, plain, pins))
         if q is None:
-            q = self._readings[(r, plain)] = len(self._rotation)
+            q = self._readings[(r, plain, pins)] = len(self._rotation)
             seats = self.seat_valued - plain
             touched = self._moved[r]
             for x in seats:
                 touched |= self.dag.support(x)
             self._rotation.append(r)
             self._seat_leaves.append(seats)
-            self._touched.append(touched if r else 0)
+            pinned = dict(pins)
+            self._pins.append(pinned)
+            self._touched.append((touched if r else 0) | self._bits_of(pinned))
             self._keys.append({})
             self._seats.append({})
             self._owners.append({})
         return q
+
+    def _bits_of(self, leaves) -> int:
+        bits = 0
+        for x in leaves:
+            bits |= self.dag.support(x)
+        return bits
+
+    def keyer(self, parts: list, r: int, plain: frozenset = frozenset()):
+        """The key of each part of a query (a conjunction) in rotation r's reading: where a part
+        pins a seat-valued leaf to a number ("`cur == 1`"), the other parts are read with the
+        leaf as that number. The query is equivalent to its pins and its other parts with the
+        leaves substituted, so their keys name it as well; P2's `If(cur == 0, a[0], a[1])`
+        beside "`cur == 1`" is then read as `a[1]`, whose image is P1's `a[0]`. Returns
+        (part -> its key or None, reading q for the query's other terms, e.g. a fixed choice)."""
+        pins, pin_parts = self.pins_of(parts)
+        q = self.reading(r, plain)
+        if not pins:
+            return (lambda t: self.key(t, q)), q
+        pinned = self.reading(r, plain, pins)
+        return (lambda t: self.key(t, q if t.get_id() in pin_parts else pinned)), q
+
+    def pins_of(self, parts: list) -> tuple[frozenset, set]:
+        """((seat-valued leaf id, number), ...) that some parts say ("`leaf == number`"), and the
+        ids of those parts. A leaf said to be two numbers is left out (the query is
+        unsatisfiable as it is, and asked)."""
+        dag, found, ids = self.dag, {}, {}
+        for t in parts:
+            i = t.get_id()
+            if i not in dag.op:
+                i = dag.add(t)
+            if dag.op[i] != "eq" or len(dag.args[i]) != 2:
+                continue
+            a, b = dag.args[i]
+            leaf, number = (a, b) if dag.op[b] == "num" else (b, a)
+            if leaf in self.seat_valued and dag.op[number] == "num":
+                found.setdefault(leaf, set()).add(dag.value[number])
+                ids.setdefault(leaf, set()).add(t.get_id())
+        pins = frozenset((x, next(iter(v))) for x, v in found.items() if len(v) == 1)
+        return pins, {k for x, _ in pins for k in ids[x]}
 
     def seat_valued_in(self, term) -> list[int]:
         """The seat-valued leaves `term` reads."""
@@ -179,7 +236,46 @@ class SeatRotations:
         return None if k is None else self._form(("eq", tuple(sorted((k, self._form(("num", value)))))))
 
     def _form(self, form: tuple) -> int:
-        return self._forms.setdefault(form, len(self._forms))
+        k = self._forms.get(form)
+        if k is None:
+            k = self._forms[form] = len(self._forms)
+            if form[0] == "num":
+                self._constant[k] = form[1]
+            elif form[0] in ("true", "false"):
+                self._constant[k] = form[0] == "true"
+        return k
+
+    def _folded(self, o: str, below: list) -> int | None:
+        """The key of an operator over keys that is a constant's, or an `If` whose condition is
+        one, as the value or branch it stands for (None where it is not so): a claim read at an
+        item substitutes the item's number, and P2's `If(1 == 1, x, 0)` must meet P1's
+        `If(0 == 0, x, 0)` as `x`. (A closed term equals its value in every state: the key of
+        its image is the key of its value.)"""
+        const = self._constant
+        if o == "ite":
+            cond = const.get(below[0])
+            return None if cond is None else below[1] if cond else below[2]
+        if o in ("and", "or"):
+            unit = o == "and"  # the argument that changes nothing
+            if any(const.get(k) is (not unit) for k in below):
+                return self._form((str(not unit).lower(),))
+            rest = [k for k in below if const.get(k) is not unit]
+            if len(rest) == len(below):
+                return None
+            if not rest:
+                return self._form((str(unit).lower(),))
+            return rest[0] if len(rest) == 1 else self._form((o, tuple(sorted(rest))))
+        values = [const.get(k) for k in below]
+        fold = _FOLDS.get(o)
+        if fold is None or None in values:
+            return None
+        try:
+            value = fold(*values)
+        except (ArithmeticError, TypeError):
+            return None
+        if isinstance(value, bool):
+            return self._form((str(value).lower(),))
+        return self._form(("num", value))
 
     def _key(self, root: int, q: int) -> int | None:
         memo = self._keys[q]
@@ -198,7 +294,8 @@ class SeatRotations:
     def _walk(self, root: int, q: int, memo: dict) -> int | None:
         dag = self.dag
         op, args = dag.op, dag.args
-        moves, seats, touched = self._moves[self._rotation[q]], self._seat_leaves[q], self._touched[q]
+        rotated = self._rotation[q]
+        moves, seats, touched, pins = self._moves[rotated], self._seat_leaves[q], self._touched[q], self._pins[q]
         stack = [(root, False)]
         while stack:
             x, expanded = stack.pop()
@@ -217,7 +314,7 @@ class SeatRotations:
                     if None not in pair and (pair[0][1] or pair[1][1]):
                         memo[x] = self._form(("eq", tuple(sorted(k for k, _ in pair))))
                         continue
-                if q and o in _ORDER:
+                if rotated and o in _ORDER:
                     pattern = self._order_pattern(x, q)
                     if pattern is not None:
                         memo[x] = pattern
@@ -230,16 +327,21 @@ class SeatRotations:
             elif o in ("true", "false"):
                 memo[x] = self._form((o,))
             elif o == "leaf" and not args[x]:
-                memo[x] = None if q and x in seats else self._form(("leaf", moves.get(x, x)))
+                if x in pins:
+                    memo[x] = self._form(("num", pins[x]))
+                else:
+                    memo[x] = None if rotated and x in seats else self._form(("leaf", moves.get(x, x)))
             elif o == "?" or o == "leaf":
                 # an operator the table does not name: only as the very term it is
-                memo[x] = None if q else self._form(("?", x))
+                memo[x] = None if rotated else self._form(("?", x))
             else:
                 below = [memo[c] for c in args[x]]
                 if None in below:
                     memo[x] = None
                 else:
-                    memo[x] = self._form((o, tuple(sorted(below)) if o in _COMMUTATIVE else tuple(below)))
+                    folded = self._folded(o, below)
+                    memo[x] = folded if folded is not None else \
+                        self._form((o, tuple(sorted(below)) if o in _COMMUTATIVE else tuple(below)))
         return memo[root]
 
     def _holds_seat_term(self, root: int) -> bool:
@@ -291,6 +393,8 @@ class SeatRotations:
             o = dag.op[x]
             if o == "num":
                 memo[x] = (self._form(("num", self.seat(dag.value[x], r))), False)
+            elif o == "leaf" and x in self._pins[q]:  # a number, read as one (`keyer`)
+                memo[x] = (self._form(("num", self.seat(self._pins[q][x], r))), False)
             elif o == "leaf" and x in self._seat_leaves[q]:
                 memo[x] = (self._form(("leaf", self._moves[r].get(x, x))), True)
             elif o != "ite":
@@ -302,8 +406,12 @@ class SeatRotations:
                 c, a, b = dag.args[x]
                 then, other = memo[a], memo[b]
                 cond = self._key(c, q) if then is not None and other is not None else None
-                memo[x] = None if cond is None else \
-                    (self._form(("ite", (cond, then[0], other[0]))), x in self.seat_terms or then[1] or other[1])
+                known = self._constant.get(cond)
+                if known is not None:  # a closed condition: the branch it picks (`_folded`)
+                    memo[x] = then if known else other
+                else:
+                    memo[x] = None if cond is None else \
+                        (self._form(("ite", (cond, then[0], other[0]))), x in self.seat_terms or then[1] or other[1])
         return memo[root]
 
     def _order_pattern(self, x: int, q: int) -> int | None:
@@ -316,7 +424,7 @@ class SeatRotations:
         if (a in seats) == (b in seats):
             return None
         s, c, seat_first = (a, b, True) if a in seats else (b, a, False)
-        if dag.op[c] != "num":
+        if dag.op[c] != "num" or s in self._pins[q]:
             return None
         value = dag.value[c]
         compare = _ORDER[o]

@@ -1475,7 +1475,8 @@ class Induction:
         for r in range(1, self.sys.n):
             plain: frozenset = frozenset()
             for _ in range(2):
-                keys, stuck = self._rotated_keys(rotations, parts, fixed, rotations.reading(r, plain))
+                keyer = rotations.keyer(parts, r, plain)
+                keys, stuck = self._rotated_keys(rotations, parts, fixed, keyer)
                 if keys is not None and keys in self._rotated_unsat:
                     return True
                 if stuck is None:
@@ -1490,14 +1491,17 @@ class Induction:
         rotations = self._seat_rotations()
         if rotations is None:
             return
-        keys, _ = self._rotated_keys(rotations, parts, fixed, 0, known=False)
+        keyer = rotations.keyer(parts, 0)
+        keys, _ = self._rotated_keys(rotations, parts, fixed, keyer, known=False)
         if keys is not None:
             self._rotated_unsat.add(keys)
             self._rotated_parts |= keys
 
-    def _rotated_keys(self, rotations, parts, fixed, q: int, known: bool = True) -> tuple:
-        """(the keys of the query's parts in reading q, None where one is in no answer (with
-        `known`) or has none), and the part that has none (None if none is so)."""
+    def _rotated_keys(self, rotations, parts, fixed, keyer, known: bool = True) -> tuple:
+        """(the keys of the query's parts as `keyer` reads them (`SeatRotations.keyer`), None
+        where one is in no answer (with `known`) or has none), and the part that has none
+        (None if none is so)."""
+        key, q = keyer
         keys = set()
         for leaf, value in fixed:
             k = rotations.key_of_value(leaf, value.as_long(), q)
@@ -1507,7 +1511,7 @@ class Induction:
                 return None, None
             keys.add(k)
         for t in reversed(parts):
-            k = rotations.key(t, q)
+            k = key(t)
             if k is None:
                 return None, t
             if known and k not in self._rotated_parts:
