@@ -23,6 +23,7 @@ the rotation (it matches nothing: the query is asked).
 """
 from __future__ import annotations
 
+import math
 import operator
 
 from ..ir.types import ArrayT, PlayerT, SeqT, SetT
@@ -56,21 +57,14 @@ def leaf_paths(t, n: int) -> list[tuple[tuple, bool]]:
 # the players: P1's `a_0 + a_1` is P2's `a_1 + a_0`)
 _COMMUTATIVE = frozenset({"and", "or", "add", "mul", "eq", "distinct", "xor"})
 _ORDER = {"le": operator.le, "lt": operator.lt, "ge": operator.ge, "gt": operator.gt}
-# operators evaluated where every argument is a constant (`SeatRotations._folded`); Z3's integer
-# division and modulo are Euclidean, and a numeral over zero is left as it is (ArithmeticError)
+# operators evaluated where every argument is a constant (`SeatRotations._folded`); not integer
+# division and modulo, whose meaning in Z3 (Euclidean, and total at zero) is not Python's
 _FOLDS = {**_ORDER, "eq": lambda a, b: a == b, "not": lambda a: not a, "neg": operator.neg,
-          "add": lambda *a: sum(a), "sub": lambda a, *b: a - sum(b), "mul": lambda *a: _product(a),
+          "add": lambda *a: sum(a), "sub": lambda a, *b: a - sum(b), "mul": lambda *a: math.prod(a),
           "implies": lambda a, b: (not a) or b, "xor": operator.xor}
 # the most `==`-within-`If`-within-`==` levels a key is taken through (each is a few Python
 # frames; the front end raises Python's recursion limit far past what the C stack holds)
 MAX_NESTING = 200
-
-
-def _product(values) -> int:
-    out = 1
-    for v in values:
-        out *= v
-    return out
 
 
 class _TooDeep(Exception):
@@ -271,7 +265,7 @@ class SeatRotations:
             return None
         try:
             value = fold(*values)
-        except (ArithmeticError, TypeError):
+        except TypeError:  # (arguments of another sort than the operator's: left as it is)
             return None
         if isinstance(value, bool):
             return self._form((str(value).lower(),))
