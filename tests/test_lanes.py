@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from verifier.engine.runtime import Engine, Game, GameState
 from verifier.verify import falsify as F
 from verifier.verify import lanes
@@ -121,9 +123,6 @@ def test_the_second_directed_search_runs_in_the_lane_beside_the_checks(monkeypat
 def test_a_count_that_fails_stops_its_search_lane(monkeypatch):
     """The child waits for the second search's ask until told to stop: a count that raises
     before its last look at the lane still stops it, not at its deadline."""
-    import pytest
-
-    from verifier.engine.runtime import Engine
     from verifier.verify import run as R
     monkeypatch.setattr(F, "EXHAUSTIVE_STATES", 3)
     started = []
