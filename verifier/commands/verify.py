@@ -142,7 +142,8 @@ def run(args, sources: Sources, out: Output) -> int:
                         falsify=args.search, spacer=not args.no_spacer)
         try:
             report = verify(program, given, args.players, budget, progress, only,
-                            jobs=args.jobs or os.cpu_count() or 1, cache=None if args.no_cache else Cache())
+                            jobs=args.jobs or os.cpu_count() or 1, cache=None if args.no_cache else Cache(),
+                            isolated=True)
         finally:
             progress.close()
         stamped = stamp(report.as_json(), sources.texts.get(path, ""))

@@ -26,7 +26,7 @@ from ..engine.play import random_step
 from ..engine.runtime import Engine, Game
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
-from ..smt.encode import Encoder, is_true, z3
+from ..smt.encode import Encoder, forget_lifted, is_true, z3
 from ..smt.encode import OutOfTime
 from ..smt.prove import Prover, Unsettled, Verdict
 from . import explore
@@ -694,16 +694,92 @@ def _monotonic(perf_deadline: float | None) -> float | None:
 
 
 def verify(program: Program, given: dict, players: list[int] | None = None, budget: Budget | None = None,
-           progress=None, only: set | None = None, jobs: int = 1, cache=None, enough=None) -> Report:
+           progress=None, only: set | None = None, jobs: int = 1, cache=None, enough=None,
+           isolated: bool = False) -> Report:
     """Every player count's results; with `jobs` > 1, the counts run side by side in that many
     worker processes (each with the whole budget of its count), reported in count order; a
     count verified alone gets a second process for its searches (`lanes.py`). With
     a `cache.Cache`, a count whose slice of the spec is unchanged is not run again. `enough`
     (see `verify_players`; one process, no cache: its results are partial) ends a count's
-    budget at the violations it wants."""
+    budget at the violations it wants. With `isolated`, all of it runs in a forked child process
+    (`_isolated`), so that nothing it leaves in memory reaches a spec verified after it."""
     if enough is not None and (cache is not None or jobs > 1):
         raise ValueError("verify: `enough` stops one count's run early; it takes no cache and no workers")
     started = time.perf_counter()
+    if isolated:
+        return _isolated(lambda say: _verify(program, given, players, budget, say, only, jobs, cache, enough,
+                                             started), progress)
+    try:
+        return _verify(program, given, players, budget, progress, only, jobs, cache, enough, started)
+    finally:
+        # this spec's terms, kept, would slow every spec verified after it in this process
+        forget_lifted()
+
+
+def _isolated(work, progress):
+    """work(progress) in a forked child process, its progress relayed here as it comes, its
+    result (or the exception it raised) returned (raised) here.
+
+    Why: a count verified alone runs its proofs in the process that calls `verify`, and Z3 keeps
+    the memory it took (its allocator's pools: 340 MB after one example's count), which the
+    worker processes of every later spec inherit. In `make verify` (every spec in one command)
+    a small example's Spacer queries took 0.5-2.5 s each instead of 0.1 s and a check that
+    proves alone came out unknown; which spec came before decided the result."""
+    import multiprocessing
+    import pickle
+    import queue
+    import signal
+    import sys
+    ctx = multiprocessing.get_context("fork")
+    messages = ctx.Queue()
+
+    def child() -> None:
+        # a termination from the parent ends the child as an exit does (its pool and search
+        # lane stopped on the way out), not leaving them behind
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+        try:
+            out = ("report", work(_Relay(messages) if progress is not None else None))
+        except BaseException as exc:  # noqa: BLE001 - every failure is the parent's to raise
+            try:
+                pickle.dumps(exc)
+            except Exception:  # noqa: BLE001 - an exception that cannot cross as itself
+                exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+            out = ("error", exc)
+        messages.put(out)
+        messages.close()
+        messages.join_thread()
+
+    proc = ctx.Process(target=child)  # not a daemon: its own workers and search lane are its children
+    proc.start()
+    try:
+        while True:
+            try:
+                kind, payload = messages.get(timeout=0.2)
+            except queue.Empty:
+                if proc.is_alive():
+                    continue
+                try:  # its last message may have come after the look above
+                    kind, payload = messages.get(timeout=1.0)
+                except queue.Empty:
+                    raise RuntimeError(f"the verification process ended with code {proc.exitcode} "
+                                       "and no result") from None
+            if kind == "say":
+                progress(payload)
+            elif kind == "finished":
+                if getattr(progress, "finished", None) is not None:
+                    progress.finished(payload)
+            elif kind == "report":
+                return payload
+            else:
+                raise payload
+    finally:
+        proc.join(timeout=5.0)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join()
+
+
+def _verify(program, given, players, budget, progress, only, jobs, cache, enough, started) -> Report:
     engine = Engine(program)
     budget = budget or Budget()
     counts = players or list(range(program.min_players, program.max_players + 1))

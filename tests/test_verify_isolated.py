@@ -1,0 +1,75 @@
+"""`verify(..., isolated=True)`: a spec verified in a forked child process (what `rulebook
+verify` does for each spec it is given), so that the memory its proofs take does not reach the
+specs verified after it in the same command; its progress, result and errors come back whole."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from verifier.frontend import check_text
+from verifier.smt.encode import z3
+from verifier.verify import run as verify_run
+from verifier.verify.run import Budget, verify
+
+SPEC = '''
+game counting "Counting"
+players 2..2
+var turn: Player = 0
+var total: 0..30 = 0
+var moves: 0..20 = 0
+flow {
+  for r in 1..5 {
+    choose turn {
+      move add(k: 1..2) "adds {k}" { total += k  moves += 1 }
+    }
+    turn = next_player(turn)
+  }
+}
+outcome { score p: total }
+invariant per_move "each move adds at most 2": total <= 2 * moves
+'''
+
+
+def program():
+    prog, diags = check_text(SPEC, "counting.rules")
+    assert prog is not None, [d.message for d in diags]
+    return prog
+
+
+BUDGET = Budget(games=20, timeout=10, falsify=0)
+
+
+def z3_memory() -> int:
+    return z3.Z3_get_estimated_alloc_size()
+
+
+def test_an_isolated_verification_gives_the_same_results_and_leaves_no_solver_memory_behind():
+    said = []
+    before = z3_memory()
+    isolated = verify(program(), {}, budget=BUDGET, progress=said.append, isolated=True)
+    after_isolated = z3_memory()
+    here = verify(program(), {}, budget=BUDGET)
+    after_here = z3_memory()
+    assert [(r.name, r.status) for r in isolated.results] == [(r.name, r.status) for r in here.results]
+    assert ("per_move", "proved") in [(r.name, r.status) for r in isolated.results]
+    assert "2 players: building the transition system" in said, said  # the child's progress, relayed
+    # the isolated run's solver memory went with its process; the same proofs here took some
+    assert after_isolated - before < 50_000
+    assert after_here - after_isolated > 100_000
+
+
+def test_an_error_in_the_child_is_raised_in_the_caller(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("planted: the verification failed")
+    monkeypatch.setattr(verify_run, "verify_players", broken)
+    with pytest.raises(ValueError, match="planted: the verification failed"):
+        verify(program(), {}, budget=BUDGET, isolated=True)
+
+
+def test_a_child_that_dies_is_an_error_not_a_hang(monkeypatch):
+    def dies(*args, **kwargs):
+        os._exit(3)
+    monkeypatch.setattr(verify_run, "verify_players", dies)
+    with pytest.raises(RuntimeError, match="ended with code 3 and no result"):
+        verify(program(), {}, budget=BUDGET, isolated=True)
