@@ -394,3 +394,36 @@ def test_ramen_ink_drawing_gets_stuck_with_two_players_under_no_rule():
 def test_ramen_ink_drawing_gets_stuck_with_three_players_under_no_rule():
     g, f = ramen_ink_deadlock(3, seed=0, strategies=ALL)
     assert_stuck_drawing(g, f)
+
+
+class _StateClock:
+    """A clock for `falsify` that moves one tick per state the search visits: deadlines in states."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize("deadline, stretch_to, complete", [
+    (3900, None, False),  # its share ends in tic-tac-toe's eighth level (3,870 states before it)
+    (3900, 9000, True),  # from the eighth level on the levels shrink: forecast to end by 8,430
+    (3900, 8000, False),  # ... which is past this later deadline: it stops at the first
+    (3800, 9000, False),  # the share ends while the levels still grow: no forecast, it stops
+])
+def test_the_exhaustive_search_runs_past_its_share_where_its_shrinking_levels_foretell_its_end(
+        monkeypatch, deadline, stretch_to, complete):
+    from verifier.verify import falsify as falsify_module
+    clock = _StateClock()
+    monkeypatch.setattr(falsify_module, "time", clock)
+    visit = Falsifier.visit
+
+    def ticking(self, state, how):
+        clock.now += 1
+        return visit(self, state, how)
+    monkeypatch.setattr(Falsifier, "visit", ticking)
+    ttt = game(EXAMPLES / "tictactoe.rules")
+    search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
+    assert search.exhaustive(EXHAUSTIVE_STATES, deadline, stretch_to) is complete
+    assert clock.now <= (deadline if stretch_to is None or not complete else stretch_to) + 1

@@ -187,6 +187,18 @@ class Policy:
 # ------------------------------------------------------------------ the search
 
 
+def _finishes_by(when: float, began: float, visited: int, level: int, following: int) -> bool:
+    """Will a breadth-first search that has visited `visited` states since `began`, whose last
+    level of `level` states led to `following` new ones, visit the rest by `when`? Only when the
+    levels shrink: the ones to come are forecast to shrink alike (following/level each time, a
+    geometric sum), at the time per state so far."""
+    if following >= level or visited == 0:
+        return False
+    rest = following / (1.0 - following / level)
+    now = time.monotonic()
+    return now + rest * (now - began) / visited <= when
+
+
 class Falsifier:
     """One directed search: the open properties, the findings, the measures and the clock."""
 
@@ -341,9 +353,14 @@ class Falsifier:
             return None
 
     # -------------------------------------------------------------- exhaustive search
-    def exhaustive(self, max_states: int, deadline: float) -> bool:
-        """Breadth-first over distinct states; True when every reachable state was checked."""
+    def exhaustive(self, max_states: int, deadline: float, stretch_to: float | None = None) -> bool:
+        """Breadth-first over distinct states; True when every reachable state was checked.
+        With `stretch_to` (a later deadline), the search goes on past `deadline` while its levels
+        shrink and their forecast (`_finishes_by`) says it ends by then: a complete search is a
+        proof, and the game trees that end (a deal played out) narrow level by level."""
         how = "exhaustive search"
+        began = time.monotonic()
+        limit = deadline
         self.graph = {}  # state key -> the keys of its successors (for `acyclic`)
         try:
             first = self.game.new_initial_state()
@@ -355,7 +372,7 @@ class Falsifier:
         while level:
             following = []
             for state in level:
-                if time.monotonic() > deadline or len(seen) > max_states:
+                if time.monotonic() > limit or len(seen) > max_states:
                     return False
                 node = self.visit(state, how)
                 if node is None:
@@ -379,6 +396,10 @@ class Falsifier:
             # give way early when the next level, growing as this one did, would pass the limit
             if len(seen) + len(following) * len(following) // max(1, len(level)) > max_states:
                 return False
+            limit = deadline
+            if stretch_to is not None and _finishes_by(stretch_to, began, len(seen) - len(following), len(level),
+                                                         len(following)):
+                limit = stretch_to
             level = following
         return True
 
@@ -618,9 +639,11 @@ class Falsifier:
 def falsify(game: Game, program: Program, properties, *, seconds: float, seed: int,
             progress: Callable[[str], None] | None = None, max_steps: int = 5000,
             strategies: tuple = ("exhaustive", "beam", "swarm"), stats: dict | None = None,
-            poll: Callable[[dict], set | None] | None = None) -> list[Finding]:
+            poll: Callable[[dict], set | None] | None = None, stretch: float | None = None) -> list[Finding]:
     """Search up to `seconds` for games that break `properties` (invariant names, `no_deadlock`,
     `well_formed`); the shortest game found per broken property, each confirmed by replay.
+    `stretch`: seconds the exhaustive search may take in all, past its share of `seconds`, where
+    its forecast says it will check every state by then (`Falsifier.exhaustive`).
 
     `strategies` selects among exhaustive search, beam search and the swarm (all by default; tests
     select one to show what it finds alone). Properties take turns; for each, the beam and the
@@ -644,7 +667,8 @@ def falsify(game: Game, program: Program, properties, *, seconds: float, seed: i
             progress(text)
 
     if "exhaustive" in strategies:
-        complete = search.exhaustive(EXHAUSTIVE_STATES, start + EXHAUSTIVE_SHARE * seconds)
+        complete = search.exhaustive(EXHAUSTIVE_STATES, start + EXHAUSTIVE_SHARE * seconds,
+                                     None if stretch is None else start + max(stretch, EXHAUSTIVE_SHARE * seconds))
         if stats is not None:
             stats["complete"] = complete
             stats["acyclic"] = complete and search.acyclic()
