@@ -7,34 +7,15 @@ import os
 
 import pytest
 
-from verifier.frontend import check_text
 from verifier.smt.encode import z3
 from verifier.verify import run as verify_run
 from verifier.verify.run import Budget, verify
 
-SPEC = '''
-game counting "Counting"
-players 2..2
-var turn: Player = 0
-var total: 0..30 = 0
-var moves: 0..20 = 0
-flow {
-  for r in 1..5 {
-    choose turn {
-      move add(k: 1..2) "adds {k}" { total += k  moves += 1 }
-    }
-    turn = next_player(turn)
-  }
-}
-outcome { score p: total }
-invariant per_move "each move adds at most 2": total <= 2 * moves
-'''
+from test_verify import COUNTING, program_of
 
 
 def program():
-    prog, diags = check_text(SPEC, "counting.rules")
-    assert prog is not None, [d.message for d in diags]
-    return prog
+    return program_of(COUNTING)  # two invariants over a counter, proved in a second
 
 
 BUDGET = Budget(games=20, timeout=10, falsify=0)
