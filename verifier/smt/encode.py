@@ -294,7 +294,7 @@ def forget_lifted() -> None:
     """Drop what `lift` remembers: at the end of a spec's verification, whose terms the next spec
     never asks for. Kept, they hold up to `LIFT_LIMIT` terms alive in the parent process, whose
     workers inherit them, and every later spec's solving slows down (after two examples verified
-    in the parent, 600,000 Python objects: a third spec's Spacer queries took 10-20 times as long,
+    in the parent, 600,000 Python objects: a third spec's Spacer queries took 4-20 times as long,
     and a check proved alone came out unknown in `make verify`; `benchmarks/spec_after_spec.py`)."""
     _lifted.clear()
 

@@ -729,7 +729,7 @@ def _isolated(work, progress):
     result (or the exception it raised) returned (raised) here.
 
     Why: a count verified alone runs its proofs in the process that calls `verify`, and Z3 keeps
-    the memory it took (its allocator's pools: 340 MB after one example's count), which the
+    the memory it took (340 MB after two examples' counts, no Python reference left), which the
     worker processes of every later spec inherit. In `make verify` (every spec in one command)
     a small example's Spacer queries took 0.5-2.5 s each instead of 0.1 s and a check that
     proves alone came out unknown; which spec came before decided the result."""
