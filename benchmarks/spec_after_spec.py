@@ -2,7 +2,7 @@
 (`verify(..., isolated=True)`, what the command does) or in the command's process (as before).
 
     .venv/bin/python benchmarks/spec_after_spec.py
-    .venv/bin/python benchmarks/spec_after_spec.py --budget=60 --runs 2
+    .venv/bin/python benchmarks/spec_after_spec.py --budget=60 --runs=2
 
 A count verified alone runs its proofs in the process that calls `verify`, and Z3 keeps the
 memory it took; the worker processes of every later spec are forked from that process. Three
@@ -22,20 +22,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.ab_runs import passed_on  # noqa: E402
+
 BEFORE = ["spec/examples/checkers.rules", "spec/examples/oware.rules"]
 LAST = "spec/examples/pig.rules"
 LINE = re.compile(r"^\[\s*([\d.]+)s\] (\S+): (\d+) players: (.*)$")
 
 
-def arg(name: str, default: str) -> str:
-    for a in sys.argv[1:]:
-        if a.startswith(f"--{name}="):
-            return a.split("=", 1)[1]
-    return default
-
-
-BUDGET = arg("budget", "60")
-RUNS = int(arg("runs", "1"))
+BUDGET = passed_on("budget", "SPEC_AFTER_SPEC_BUDGET", "60")
+RUNS = int(passed_on("runs", "SPEC_AFTER_SPEC_RUNS", "1"))
 
 # the child: `rulebook verify`, with the isolation and the memo's clearing undone when asked
 CHILD = r"""
@@ -45,8 +43,7 @@ from verifier.verify import run
 if sys.argv[1] == "shared":
     plain = run.verify
     run.verify = lambda *a, isolated=False, **k: plain(*a, **k)
-    run.forget_lifted = lambda: None
-    import verifier.commands.verify  # noqa: F401 - it imports `verify` from run at call time
+    run.forget_lifted = lambda: None  # (the command imports `verify` from run when it runs)
 sys.argv = ["rulebook", "verify", *sys.argv[2:]]
 cli.main()
 """
