@@ -36,6 +36,7 @@ from .dag import Dag
 from .system import flatten_and
 from .cut_checks import CutChecks
 from .loop_checks import SharedLoopChecks
+from .measure_checks import MeasureChecks
 from .counting import distinct_items
 from .unroll import Path, leaves, same_state
 
@@ -849,6 +850,7 @@ class Prover:
         pool = None  # the assumptions split for slicing, once a check needs it
         at_cuts = None  # the checks asked at a loop's cut, once a check needs it
         shared = None  # the checks of a loop many moves run, asked once for all (`loop_checks`)
+        measures = MeasureChecks(self)  # a loop measure's decrease, summand by summand (`measure_checks`)
         failures, unknowns, count = [], [], 0
         self.failed_checks, self.unproved_checks, self.checks_examined = [], [], False
         ends = self._outcome_at_every_end(assume)
@@ -902,6 +904,8 @@ class Prover:
                         # reads, with its sequences' items counted (`counting.py`)
                         part = {k: c for k, c in part.items()
                                 if not self._holds_by_position(pool, d, alt, c, legality)}
+                        if part and not legality:  # a loop measure's decrease, summand by summand
+                            part = measures.settle(sol, alt, part, goals, deadline)
                         self._houdini(sol, part, failing, d, alt, deadline)
                     for k, (kind, *_rest) in failing.items():
                         o = goals[k]
@@ -937,6 +941,8 @@ class Prover:
             if at_cuts is not None and at_cuts.settled else ""
         if shared is not None and shared.settled:
             at_loops += f" ({shared.settled} of them in a loop many moves run, asked once for all)"
+        if measures.settled:
+            at_loops += f" ({measures.settled} loop measures' decrease summand by summand)"
         at_ends = "; the outcome's at every end at once" if ends else ""
         return Verdict("proved", "inductive", f"{count} run-time checks hold at every decision point{at_loops}"
                        f"{at_ends}", seconds)
