@@ -13,7 +13,7 @@ from pathlib import Path
 
 from verifier.frontend import check_text
 from verifier.smt import measure_checks
-from verifier.smt.prove import Prover
+from verifier.smt.prove import Prover, _Pool
 
 CLOBBER = Path(__file__).parent.parent / "spec" / "examples" / "clobber.rules"
 MOVE = "        board[target(i, d)] = stone_of(turn)\n        board[i] = empty\n"
@@ -29,7 +29,7 @@ def test_a_board_count_measure_is_proved_summand_by_summand(monkeypatch):
     assert verdict.status == "proved", verdict.reason
     assert "2 loop measures' decrease summand by summand" in verdict.reason  # one per seat's move
     # without it, the same query at the same time-out is given up on
-    monkeypatch.setattr(measure_checks.MeasureChecks, "settle", lambda self, sol, alt, part, goals, deadline: part)
+    monkeypatch.setattr(measure_checks.MeasureChecks, "settle", lambda self, sol, d, alt, part, goals, deadline, pool: part)
     verdict = obligations(text)
     assert verdict.status == "unknown"
     assert "the loop's measure decreases" in verdict.reason
@@ -68,7 +68,9 @@ def asked_summand_by_summand(prover: Prover) -> tuple[int, int]:
         for alt in prover.alternatives(d):
             goals = {k: o for k, o in enumerate(alt.step.obligations) if o.sentence == "the loop's measure decreases"}
             sol = prover.solver()
-            sol.add(*prover._proved_assumptions(), *prover._at(d, alt), alt.guard)
-            checks.settle(sol, alt, {k: o.cond for k, o in goals.items()}, goals, time.perf_counter() + 30)
+            assume = prover._proved_assumptions()
+            sol.add(*assume, *prover._at(d, alt), alt.guard)
+            checks.settle(sol, d, alt, {k: o.cond for k, o in goals.items()}, goals, time.perf_counter() + 30,
+                          _Pool(assume))
             asked += len(goals)
     return asked, checks.settled

@@ -48,16 +48,21 @@ class MeasureChecks:
         self.settled = 0
         self._before: dict = {}  # k -> the sum of loop k's measure at the decision point (encoded once)
 
-    def settle(self, sol, alt, part: dict, goals: dict, deadline: float) -> dict:
+    def settle(self, sol, d: int, alt, part: dict, goals: dict, deadline: float, pool) -> dict:
         """`part` (key -> condition) less the measure checks proved here. `sol` holds the query's
-        assumptions (the move's legality among them); it is left as it was."""
+        assumptions (the move's legality among them); it is left as it was. `pool`: the same
+        assumptions split for slicing (`prove._Pool`)."""
         left = dict(part)
         for k, goal in part.items():
             if goals[k].kind != "measure" or time.perf_counter() > deadline:
                 continue
             found = self._comparison(goal)
+            if found is None:
+                continue
+            guard, pairs, remembered = found
             try:
-                proved = found is not None and self._holds(sol, alt, goal, *found, deadline)
+                proved = any(self._holds(over, alt, goal, guard, pairs, deadline)
+                             for over in self._solvers(sol, d, alt, pool, remembered))
             except _Late:
                 break
             if proved:
@@ -65,19 +70,31 @@ class MeasureChecks:
                 self.settled += 1
         return left
 
+    def _solvers(self, sol, d: int, alt, pool, remembered):
+        """First a light query: the declared ranges, the move's case and legality, and the facts
+        that read the remembered measure (what ties it to the state); the proved invariants over
+        the whole board made the same check time out on Checkers. Then `sol`, all of them."""
+        prover = self.prover
+        light = prover.solver()
+        tied = pool.sharing(pool.leaves_of(remembered)) if remembered is not None else []
+        light.add(*prover.rel.ranges(prover.rel.state, prover.rel.snaps), *tied, *prover._at(d, alt), alt.guard)
+        yield light
+        yield sol
+
     def _comparison(self, goal):
-        """(the check's path condition, the pairs of a new summand and its old one) for a check
-        read as `guard implies (... or new < old)`, where new and old are the same sum over
-        different states; else None."""
+        """(the check's path condition, the pairs of a new summand and its old one, the remembered
+        measure's field or None) for a check read as `guard implies (... or new < old)`, where
+        new and old are the same sum over different states; else None."""
         guard, body = z3.BoolVal(True, goal.ctx), goal
         if _kind(goal) == _OR and goal.num_args() == 2 and _kind(goal.arg(0)) == _NOT:
             guard, body = goal.arg(0).arg(0), goal.arg(1)
         for lt in _comparisons(body):
             new, old = lt.arg(0), lt.arg(1)
-            before = self._remembered(old) if z3.is_const(old) and not z3.is_int_value(old) else old
+            field = z3.is_const(old) and not z3.is_int_value(old)
+            before = self._remembered(old) if field else old
             pairs = _pairs(new, before) if before is not None else None
             if pairs and len(pairs) > 1:
-                return guard, pairs
+                return guard, pairs, old if field else None
         return None
 
     def _remembered(self, leaf):

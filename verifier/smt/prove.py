@@ -905,7 +905,7 @@ class Prover:
                         part = {k: c for k, c in part.items()
                                 if not self._holds_by_position(pool, d, alt, c, legality)}
                         if part and not legality:  # a loop measure's decrease, summand by summand
-                            part = measures.settle(sol, alt, part, goals, deadline)
+                            part = measures.settle(sol, d, alt, part, goals, deadline, pool)
                         self._houdini(sol, part, failing, d, alt, deadline)
                     for k, (kind, *_rest) in failing.items():
                         o = goals[k]
