@@ -9,10 +9,12 @@ elsewhere, and stops when told to.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from verifier.engine.runtime import Engine, Game, GameState
+from verifier.frontend import load_program
 from verifier.verify import falsify as F
 from verifier.verify import lanes
 from verifier.verify.run import Budget, verify
@@ -141,3 +143,29 @@ def test_a_count_that_fails_stops_its_search_lane(monkeypatch):
         R.verify_players(program, Engine(program), 2, {}, Budget(games=0, timeout=10, proof=600, falsify=5),
                          lanes=2)
     assert len(started) == 1 and not started[0]._proc.is_alive()
+
+
+def test_what_the_proofs_settle_after_the_search_was_asked_is_told_before_waiting_for_it(monkeypatch):
+    """Kuhn poker at 7 players: a counterexample to induction asks the lane's second search for
+    `well_formed` and `no_deadlock` early; bounded paths to every game's end then prove both.
+    Told so before the parent waits for the search, the child stops aiming at them; before, it
+    searched on for its whole share (33 s of the count's 43 s at `--budget 60`)."""
+    from verifier.verify import run as R
+    program, _ = load_program(str(Path(__file__).parent.parent / "spec" / "examples" / "kuhn_poker.rules"))
+    asked, told_at_wait = [], []
+    search, wait = lanes.SearchLane.search, lanes.SearchLane.wait
+
+    def recording_search(self, targets, seconds, seed):
+        asked.append(set(targets))
+        return search(self, targets, seconds, seed)
+
+    def recording_wait(self, timeout):
+        told_at_wait.append(set(self._sent))
+        return wait(self, timeout)
+    monkeypatch.setattr(lanes.SearchLane, "search", recording_search)
+    monkeypatch.setattr(lanes.SearchLane, "wait", recording_wait)
+    results, _bounds, _lengths = R.verify_players(program, Engine(program), 7, {}, Budget(proof=60), lanes=2)
+    statuses = {r.name: r.status for r in results}
+    assert asked and told_at_wait, "the search beside the proofs was not asked (the scenario changed)"
+    proved = {name for name in asked[0] if statuses.get(name) == "proved"}
+    assert proved and proved <= told_at_wait[-1]
