@@ -482,7 +482,6 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                 lambda depth: f"checked on every game: whoever must move has a legal move (no game goes on "
                               f"past {depth} steps)", {"rests_on": [RESTS_ON]})
 
-
     for name, check in ((RESTS_ON, prover.obligations), ("no_deadlock", prover.deadlocks)):
         from_lane()
         if wanted(name) and name not in violated and name not in verdicts:
