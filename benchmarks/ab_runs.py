@@ -95,6 +95,15 @@ def verdict_table(args, runs, budget: float, on: str, counts: tuple) -> None:
         print(f"{spec:12} {on} / off: {ratio:.2f}")
 
 
+def example_program(name: str):
+    """The program of `spec/examples/NAME.rules` (relative to the project's root: the children's
+    working directory)."""
+    from verifier.frontend import load_program
+
+    program, _ = load_program(f"spec/examples/{name}.rules")
+    return program
+
+
 def prover_assuming_invariants(path: str, players: int, budget: float):
     """A `Prover` of the spec at `path` (relative to the project's root: the children's working
     directory, and the verdicts name it) under its default options, whose spec invariants are

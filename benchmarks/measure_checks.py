@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import main_or_child, passed_on, verdict_table  # noqa: E402
+from benchmarks.ab_runs import example_program, main_or_child, passed_on, verdict_table  # noqa: E402
 
 BUDGET = float(passed_on("budget", "MEASURE_CHECKS_BUDGET", "200"))
 
@@ -30,11 +30,10 @@ def one(spec: str, players: int, on: bool) -> dict:
     import time
 
     from verifier.engine.runtime import Engine, Game
-    from verifier.frontend import load_program
     from verifier.smt import measure_checks
     from verifier.smt.prove import Prover
 
-    program, _ = load_program(f"spec/examples/{spec}.rules")
+    program = example_program(spec)
     game = Game(Engine(program), players, {})
     prover = Prover(program, players, dict(game.option_values), 20, budget=BUDGET)
     prover.invariants()

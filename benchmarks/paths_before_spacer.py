@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import main_or_child, passed_on  # noqa: E402
+from benchmarks.ab_runs import example_program, main_or_child, passed_on  # noqa: E402
 
 BUDGET = float(passed_on("budget", "PATHS_BEFORE_SPACER_BUDGET", "60"))
 
@@ -31,10 +31,9 @@ def one(spec: str, players: int, on: bool) -> dict:
     import time
 
     from verifier.engine.runtime import Engine
-    from verifier.frontend import load_program
     from verifier.verify import run
 
-    program, _ = load_program(f"spec/examples/{spec}.rules")
+    program = example_program(spec)
     if not on:
         run.PATHS_BEFORE_SPACER = 0
     t0 = time.perf_counter()
