@@ -42,3 +42,24 @@ def test_the_beam_reaches_each_seats_extremes_and_the_games_replay():
             random_step(state, rng)
         best = max(best, state.scores()[0])
     assert best < 45
+
+
+def test_a_wider_round_that_cannot_end_in_the_time_left_is_not_begun(monkeypatch):
+    """Each round of beams is twice as wide as the last, so takes about twice as long; one that
+    cannot end before the deadline is not begun (cut short, each of its beams stops before the
+    game ends: a dice game's second round spent 6 s of its count's 14 and found nothing)."""
+    from verifier.verify import score_witness as W
+    game = Game(engine_from_text(DIGITS, "digits.rules"), 2)
+    widths = []
+
+    def slow_beam(game, seat, aim, rng, width, until, max_steps, found):
+        widths.append(width)
+        time.sleep(0.05)  # a round of 4 beams: 0.2 s, and the next would need 0.4 s
+        found[(seat, aim)] = (len(widths), [])  # always a better game: only the time stops it
+    monkeypatch.setattr(W, "_beam", slow_beam)
+    extreme_games(game, deadline=time.monotonic() + 0.5, seed=1)
+    assert widths == [W.WIDTH] * 4  # 0.3 s left after the first round: the second is not begun
+    widths.clear()
+    monkeypatch.setattr(W, "ROUND_GROWTH", 0)
+    extreme_games(game, deadline=time.monotonic() + 0.5, seed=1)
+    assert W.WIDTH * 2 in widths

@@ -22,6 +22,7 @@ __all__ = ["extreme_games"]
 
 WIDTH = 16  # states kept per depth in the first round (doubled each round)
 BRANCHING = 6  # steps tried from each state
+ROUND_GROWTH = 2  # a round of beams twice as wide takes about twice as long
 
 
 def _steps(state: GameState, rng: random.Random) -> list:
@@ -49,11 +50,16 @@ def extreme_games(game: Game, *, deadline: float, seed: int, max_steps: int = 50
     width = WIDTH
     while time.monotonic() < deadline:  # rounds of ever wider beams, while time is left ...
         before = {key: value for key, (value, _) in found.items()}
+        started = time.monotonic()
         for k, (p, aim) in enumerate(aims):
             share = max(0.0, deadline - time.monotonic()) / (len(aims) - k)
             _beam(game, p, aim, rng, width, min(deadline, time.monotonic() + share), max_steps, found)
         if width > WIDTH and {key: value for key, (value, _) in found.items()} == before:
-            break  # ... and while a wider beam still finds better games (a small game: at once)
+            break  # ... while a wider beam still finds better games (a small game: at once) ...
+        if ROUND_GROWTH * (time.monotonic() - started) > deadline - time.monotonic():
+            # ... and while the next round can end: cut short, each of its beams stops before the
+            # game ends (a dice game's second round ran 6 s of a count's 14 and found nothing)
+            break
         width *= 2
     return found
 
