@@ -137,6 +137,10 @@ class Prover:
         self.unproved_checks: list = []
         self.checks_examined = False
         self.system = self.facts = None  # the engines' system and interval facts, once built
+        # ... and as built, before any proof used them: a second `prove_invariants` on this prover
+        # (after a first look of the proofs that did not settle everything) starts from them
+        self.built = None
+        self.built_facts = None
 
     # ------------------------------------------------------------ helpers
     def solver(self) -> z3.Solver:

@@ -42,7 +42,7 @@ from ..smt.relation import Candidate, OutOfTime
 from ..smt.system import System
 from ..smt.transition import initial
 
-__all__ = ["prove_invariants", "RESTS_ON"]
+__all__ = ["build_system", "prove_invariants", "RESTS_ON"]
 
 RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
@@ -86,21 +86,9 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     system = None
     open_claims: list = []
     try:
-        say("building the transition system")
-        rel.deadline = deadline  # encoding a move raises OutOfTime past it
-        system = System(rel)
-        for d in system.decisions:
-            _before(deadline)
-            system.transitions(d)
-        say("interval analysis")
-        # at most a share of the time: without its facts the induction still runs (weaker)
-        start = time.perf_counter()
-        facts = analyse(system, None if deadline is None else start + INTERVALS_SHARE * (deadline - start))
-        if facts.complete:
+        system, facts = build_system(prover, deadline, say)
+        if facts is not None:
             lemmas.append(_interval_lemma(system, facts))
-        else:
-            say("interval analysis cut short: the induction goes on without its facts")
-            facts = None  # a fixpoint cut short is no over-approximation: nothing of it is a fact
         # what held on the way into each decision point (a loop's condition, its measure): guesses
         # the induction keeps only where inductive; they carry `no_deadlock` and loop measures
         # where a move is legal because the loop around it said so (smt/path_facts.py)
@@ -203,6 +191,32 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         if v.status == "proved":
             v.details["rests_on"] = [RESTS_ON]
     return verdicts
+
+
+def build_system(prover: Prover, deadline: float | None, progress=None) -> tuple:
+    """(the engines' system, its interval facts or None where the analysis was cut short), built
+    once per prover (`Prover.built`): a first look of the proofs and the proofs after it share
+    them. Raises OutOfTime past `deadline`."""
+    say = progress or (lambda text: None)
+    say("building the transition system")
+    prover.rel.deadline = deadline  # encoding a move raises OutOfTime past it
+    system = prover.built or System(prover.rel)
+    for d in system.decisions:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise OutOfTime("out of time while building the transition system")
+        system.transitions(d)
+    prover.built = system
+    if prover.built_facts is not None:
+        return system, prover.built_facts
+    say("interval analysis")
+    # at most a share of the time: without its facts the induction still runs (weaker)
+    start = time.perf_counter()
+    facts = analyse(system, None if deadline is None else start + INTERVALS_SHARE * (deadline - start))
+    if not facts.complete:
+        say("interval analysis cut short: the induction goes on without its facts")
+        return system, None  # a fixpoint cut short is no over-approximation: nothing of it is a fact
+    prover.built_facts = facts
+    return system, facts
 
 
 def _induction_verdict(p, c, out: Outcome, seconds: float, system: System | None = None) -> Verdict:

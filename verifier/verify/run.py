@@ -31,7 +31,7 @@ from ..smt.encode import OutOfTime
 from ..smt.prove import Prover, Unsettled, Verdict
 from . import explore
 from .falsify import EXHAUSTIVE_SHARE, falsify
-from .invariants import RESTS_ON, prove_invariants, strengthen_checks
+from .invariants import RESTS_ON, build_system, prove_invariants, strengthen_checks
 from .lanes import LanePlan, SearchLane
 from .length import max_length
 from .score_witness import extreme_games
@@ -200,6 +200,12 @@ EXHAUSTIVE_SHARE_OF_BUDGET = 0.15  # explicit-state search of the whole game (it
 # cannot encode its outcome, left `well_formed` and termination unknown
 EXHAUSTIVE_STRETCH = 0.4
 QUICK_SEARCH_SHARE = 0.1  # a first, short directed search: most broken rules break early
+# ... unless a first look of the proofs settles everything it would search for: the look takes
+# this share of the search's seconds (it costs at most half of what it may save)
+LOOK_SHARE_OF_SEARCH = 1.0
+# ... where the state has at most this many leaves (a value each): the bundled games the look
+# settles have 12-96, the seed games 300 or more, where it settled nothing and cost 4 s of 60
+LOOK_LEAVES = 200
 INVARIANTS_SHARE = 0.6
 CHECK_SHARE = 0.4  # well_formed, then no_deadlock
 SEARCH_SHARE = 0.6  # directed search for what no proof settled
@@ -234,7 +240,7 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
     """The results of one player count within `budget.proof` seconds (every stage included).
 
     Cheap searches first (random play; exhaustive search where the game is small, short directed
-    searches), then proofs (`invariants.py`, the run-time checks, deadlocks), then a longer
+    searches, unless a first look of the proofs on a small state settles what they seek), then proofs (`invariants.py`, the run-time checks, deadlocks), then a longer
     directed search and bounded model checking for what is still open, then termination and
     the score bounds. A proof that rests on `well_formed` says so (`rests_on`), and asking for
     one property settles what it rests on.
@@ -312,11 +318,14 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
     acyclic = False  # ... and none can come back: every game ends
     extremes: dict = {}  # (player, "low"/"high") -> (score, game): every end's, once enumerated
 
+    def search_seconds(share: float) -> float:
+        return budget.falsify if deadline is None else min(budget.falsify, share * left())
+
     def search(share: float, strategies: tuple, seed: int) -> bool:
         """Directed search (falsify.py) for the open targets within `share` of the time left;
         True if its exhaustive search checked every reachable state."""
         stats: dict = {}
-        seconds = budget.falsify if deadline is None else min(budget.falsify, share * left())
+        seconds = search_seconds(share)
         stretch = None
         if strategies == ("exhaustive",):
             seconds = seconds / EXHAUSTIVE_SHARE  # it takes only its share of `seconds`
@@ -334,8 +343,6 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
     if budget.falsify > 0 and targets:
         enumerated = search(EXHAUSTIVE_SHARE_OF_BUDGET, ("exhaustive",), n)
         targets = [x for x in targets if x not in violated]
-        if targets and not enumerated and not use_lane:
-            search(QUICK_SEARCH_SHARE, ("beam", "swarm"), n)
     if use_lane and not enumerated:
         lane = SearchLane(game, program, LanePlan(
             n, tuple(targets) if budget.falsify > 0 else (), budget.games, budget.max_steps, budget.falsify,
@@ -378,44 +385,6 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                 verdicts[name] = Verdict("proved", "exhaustive", "every reachable state was checked "
                                          "(explicit-state search of the whole game)", time.perf_counter() - t0,
                                          {"rests_on": [RESTS_ON]} if name != RESTS_ON else {})
-    open_invs = [inv for inv in program.invariants if inv.name not in violated and inv.name not in verdicts]
-    needs_invariants = only is None or any(x in asked and x not in violated
-                                           for x in spec_names + ["no_deadlock", RESTS_ON])
-    # (with no invariant to prove, the system, its interval facts and the facts of the flow's
-    # structure are still what `well_formed` and `no_deadlock` are proved from)
-    if needs_invariants and (open_invs or not enumerated):
-        # every unbroken invariant takes part (each helps prove the others), even if not asked
-        verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say,
-                                                          spacer=budget.spacer).items()
-                         if k not in verdicts})
-    from_lane()
-    to_lane()
-
-    searching = False  # the search lane runs the longer directed search
-
-    def search_open() -> None:
-        """The longer directed search, for what is asked and neither violated nor proved: in
-        the search lane, if there is one, beside the proofs that follow (here it would stop
-        them for its whole share: 57 s of a seed game's 240 s, in which the run-time checks
-        got 15 s); else here."""
-        nonlocal targets, searching
-        targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
-                   if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
-        if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
-            if lane is not None and SECOND_SEARCH_IN_LANE:
-                seconds = budget.falsify if deadline is None else min(budget.falsify, SEARCH_SHARE * left())
-                lane.search(targets, seconds, n + 7)
-                searching = True
-            else:
-                search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
-
-    # a counterexample to induction of an asked invariant hints at a violation: search before
-    # the run-time checks and deadlocks take their share
-    # (in the search lane it runs beside them: as soon as the invariants are settled)
-    hinted = any("decision" in v.details for k, v in verdicts.items() if wanted(k) and k in spec_names) or \
-        (lane is not None and SECOND_SEARCH_IN_LANE)
-    if hinted:
-        search_open()
     # bounded paths (stage 3, and on a short game before Spacer strengthens the run-time checks)
     bound = (length.decisions + length.chance) if length.decisions is not None and length.chance is not None \
         else None
@@ -470,8 +439,8 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                               f"every game (no game goes on past {depth} steps); every other check is inductive",
                 {}, may_prove=prover.checks_examined, within_stage=within_stage)
 
-    def checks_and_deadlocks_on_paths() -> None:
-        checks_on_paths()
+    def checks_and_deadlocks_on_paths(within_stage: float | None = None) -> None:
+        checks_on_paths(within_stage)
         dl = verdicts.get("no_deadlock")
         if (bound is None or bound + 1 <= budget.depth) and "no_deadlock" not in violated and dl is not None \
                 and dl.status == "unknown" and (left() is None or left() > 1):
@@ -480,25 +449,116 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                 "no_deadlock", "a state with no legal move", lambda: prover.reach(prover.deadlock_goals(), to_end),
                 _confirmed_deadlock,
                 lambda depth: f"checked on every game: whoever must move has a legal move (no game goes on "
-                              f"past {depth} steps)", {"rests_on": [RESTS_ON]})
+                              f"past {depth} steps)", {"rests_on": [RESTS_ON]}, within_stage=within_stage)
 
+    def prove_check(name: str, check, share: float) -> None:
+        """`well_formed` (`check` = `prover.obligations`) or `no_deadlock` within `share` of the
+        prover's time left."""
+        say(f"proving {name}")
+        with prover.stage(share, name):
+            verdicts[name] = check()
+            if name == RESTS_ON and short and PATHS_BEFORE_SPACER:
+                # on a short game, the checks induction left open are first followed on every
+                # path to every end: complete, it settles them for less than Spacer asked
+                # check by check (a poker count at 10 players: 4 s against 17 s in vain)
+                checks_on_paths(PATHS_BEFORE_SPACER)
+            # a run-time check no proved invariant implies: Spacer may find its strengthening
+            if name == RESTS_ON and budget.spacer and verdicts[name].status == "unknown" and \
+                    name not in violated and prover.failed_checks and strengthen_checks(prover, prover.deadline, say):
+                verdicts[name] = check()
+        if name != RESTS_ON and verdicts[name].status == "proved":
+            verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
+
+    def look_settles() -> bool:
+        """The proofs first, within LOOK_SHARE_OF_SEARCH of the quick search's seconds, where the
+        state is small: True if they settle every target of the searches (each proved, or
+        violated on bounded paths), which then need not run. Else what they said is forgotten
+        (a proof there is proved again below, with the time its engines are meant to have) and
+        the quick search goes first, as before; the system is built once (`build_system`)."""
+        try:
+            # (what the proofs after a look that settles nothing build too: not in its time)
+            system, _ = build_system(prover, until(INVARIANTS_SHARE), say)
+        except OutOfTime:
+            return False
+        if len(system.leaves) > LOOK_LEAVES:
+            return False
+        kept = dict(verdicts)
+        prover.deadline = time.perf_counter() + LOOK_SHARE_OF_SEARCH * search_seconds(QUICK_SEARCH_SHARE)
+        say("a first look of the proofs")
+        try:
+            verdicts.update({k: v for k, v in prove_invariants(
+                prover, [inv for inv in program.invariants if inv.name not in violated and inv.name not in verdicts],
+                prover.deadline, say, spacer=budget.spacer).items() if k not in verdicts})
+            if all(verdicts.get(x) is not None and verdicts[x].status == "proved"
+                   for x in targets if x in spec_names and x not in violated):
+                for name, check in ((RESTS_ON, prover.obligations), ("no_deadlock", prover.deadlocks)):
+                    if name in targets and name not in violated and name not in verdicts:
+                        prove_check(name, check, 1.0)  # (each what the look has left)
+                if short:
+                    checks_and_deadlocks_on_paths(within_stage=1.0)
+        except (OutOfTime, Unsettled):  # (OutOfBudget is an Unsettled)
+            pass
+        prover.deadline = deadline
+        settled = all(x in violated or (verdicts.get(x) is not None and verdicts[x].status == "proved")
+                      for x in targets)
+        if not settled:
+            verdicts.clear()
+            verdicts.update(kept)
+            prover.spec_invariants = [inv for inv in program.invariants if inv.name not in violated]
+        return settled
+
+    looked = False  # the proofs' first look settled every target of the searches
+    if budget.falsify > 0 and targets and not enumerated and not use_lane:
+        # on a small game the proofs settle in a second what the quick search would spend its
+        # share on (a dice game's count: 6 s of search before 0.7 s of proofs); a caller that
+        # needs only a violation (`enough`) has the search first
+        looked = bool(LOOK_SHARE_OF_SEARCH) and enough is None and look_settles()
+        if not looked:
+            search(QUICK_SEARCH_SHARE, ("beam", "swarm"), n)
+            prover.spec_invariants = [inv for inv in program.invariants if inv.name not in violated]
+
+    open_invs = [inv for inv in program.invariants if inv.name not in violated and inv.name not in verdicts]
+    needs_invariants = only is None or any(x in asked and x not in violated
+                                           for x in spec_names + ["no_deadlock", RESTS_ON])
+    # (with no invariant to prove, the system, its interval facts and the facts of the flow's
+    # structure are still what `well_formed` and `no_deadlock` are proved from)
+    if needs_invariants and (open_invs or not enumerated) and not looked:
+        # every unbroken invariant takes part (each helps prove the others), even if not asked
+        verdicts.update({k: v for k, v in prove_invariants(prover, open_invs, until(INVARIANTS_SHARE), say,
+                                                          spacer=budget.spacer).items()
+                         if k not in verdicts})
+    from_lane()
+    to_lane()
+
+    searching = False  # the search lane runs the longer directed search
+
+    def search_open() -> None:
+        """The longer directed search, for what is asked and neither violated nor proved: in
+        the search lane, if there is one, beside the proofs that follow (here it would stop
+        them for its whole share: 57 s of a seed game's 240 s, in which the run-time checks
+        got 15 s); else here."""
+        nonlocal targets, searching
+        targets = [x for x in spec_names + ["no_deadlock", RESTS_ON]
+                   if wanted(x) and x not in violated and verdicts.get(x, Verdict("unknown")).status != "proved"]
+        if budget.falsify > 0 and targets and not enumerated and (left() is None or left() > 1):
+            if lane is not None and SECOND_SEARCH_IN_LANE:
+                seconds = budget.falsify if deadline is None else min(budget.falsify, SEARCH_SHARE * left())
+                lane.search(targets, seconds, n + 7)
+                searching = True
+            else:
+                search(SEARCH_SHARE, ("beam", "swarm"), n + 7)
+
+    # a counterexample to induction of an asked invariant hints at a violation: search before
+    # the run-time checks and deadlocks take their share
+    # (in the search lane it runs beside them: as soon as the invariants are settled)
+    hinted = any("decision" in v.details for k, v in verdicts.items() if wanted(k) and k in spec_names) or \
+        (lane is not None and SECOND_SEARCH_IN_LANE)
+    if hinted:
+        search_open()
     for name, check in ((RESTS_ON, prover.obligations), ("no_deadlock", prover.deadlocks)):
         from_lane()
         if wanted(name) and name not in violated and name not in verdicts:
-            say(f"proving {name}")
-            with prover.stage(CHECK_SHARE, name):
-                verdicts[name] = check()
-                if name == RESTS_ON and short and PATHS_BEFORE_SPACER:
-                    # on a short game, the checks induction left open are first followed on every
-                    # path to every end: complete, it settles them for less than Spacer asked
-                    # check by check (a poker count at 10 players: 4 s against 17 s in vain)
-                    checks_on_paths(PATHS_BEFORE_SPACER)
-                # a run-time check no proved invariant implies: Spacer may find its strengthening
-                if name == RESTS_ON and budget.spacer and verdicts[name].status == "unknown" and \
-                        name not in violated and prover.failed_checks and strengthen_checks(prover, prover.deadline, say):
-                    verdicts[name] = check()
-            if name != RESTS_ON and verdicts[name].status == "proved":
-                verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
+            prove_check(name, check, CHECK_SHARE)
             to_lane()
 
     # 3. what is still open: a longer directed search, then bounded model checking (on a short
