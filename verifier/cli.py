@@ -200,8 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "then beam search and biased policies aimed at each property not yet settled")
     v.add_argument("--jobs", type=whole_number(1), default=None, metavar="J",
                    help="player counts verified side by side, each in a worker process with the whole "
-                        "--budget (default: the number of cores); a count verified alone with J >= 2 runs its "
-                        "searches (random play, directed search) in a second process, racing its proofs")
+                        "--budget (default: the number of cores); with several SPECs, the counts of all of them "
+                        "share the J processes (each report still printed whole, in the specs' order); one spec's "
+                        "count verified alone with J >= 2 runs its searches (random play, directed search) in a "
+                        "second process, racing its proofs")
     v.add_argument("--no-cache", action="store_true", help="verify every player count again, even those whose "
                    "results are in the cache (.rulebook-cache, or $RULEBOOK_CACHE): a result is reused only when "
                    "the slice of the spec it depends on (the flow, the state, the invariants and what they name), "

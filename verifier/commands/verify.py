@@ -130,20 +130,32 @@ def run(args, sources: Sources, out: Output) -> int:
     from ..verify.report import format_report
     from ..verify.cache import Cache
     from ..verify.run import Budget, verify
+    from ..verify.side_by_side import SpecRun, verify_side_by_side
     given = dict(args.option)
     only = set(args.property) if args.property else None
     outcomes = set()
     saved: list[dict] = []
-    for path in args.specs:
+    budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k,
+                    falsify=args.search, spacer=not args.no_spacer)
+    jobs = args.jobs or os.cpu_count() or 1
+    programs = []
+    for path in args.specs:  # every spec checked before any is verified: a typo fails at once
         program, _ = load_program(path, sources)
         check_names(program, path, only, given, args.players)
-        progress = Progress(args, path, out.as_json)
-        budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k,
-                        falsify=args.search, spacer=not args.no_spacer)
+        programs.append(program)
+    progresses = [Progress(args, path, out.as_json) for path in args.specs]
+    if len(programs) > 1 and jobs > 1:
+        # the specs' player counts side by side, each report whole and in order
+        reports = verify_side_by_side([SpecRun(program, given, args.players, budget, progress, only,
+                                               None if args.no_cache else Cache())
+                                       for program, progress in zip(programs, progresses)], jobs)
+    else:
+        reports = (verify(program, given, args.players, budget, progress, only, jobs=jobs,
+                          cache=None if args.no_cache else Cache(), isolated=True)
+                   for program, progress in zip(programs, progresses))
+    for path, program, progress in zip(args.specs, programs, progresses):
         try:
-            report = verify(program, given, args.players, budget, progress, only,
-                            jobs=args.jobs or os.cpu_count() or 1, cache=None if args.no_cache else Cache(),
-                            isolated=True)
+            report = next(reports)
         finally:
             progress.close()
         stamped = stamp(report.as_json(), sources.texts.get(path, ""))

@@ -849,11 +849,8 @@ def _isolated(work, progress):
                 except queue.Empty:
                     raise RuntimeError(f"the verification process ended with code {proc.exitcode} "
                                        "and no result") from None
-            if kind == "say":
-                progress(payload)
-            elif kind == "finished":
-                if getattr(progress, "finished", None) is not None:
-                    progress.finished(payload)
+            if kind in ("say", "finished"):
+                pass_on(progress, kind, payload)
             elif kind == "report":
                 return payload
             else:
@@ -871,6 +868,22 @@ def _verify(program, given, players, budget, progress, only, jobs, cache, enough
     counts = players or list(range(program.min_players, program.max_players + 1))
     report = Report(program.spec.path, dict(given), counts)
     t0 = time.perf_counter()
+    outs, keys = _cached(program, engine, given, counts, budget, only, cache, progress)
+    todo = [n for n in counts if n not in outs]
+    if jobs > 1 and len(todo) > 1:
+        outs.update(zip(todo, _in_workers(program, engine, todo, given, budget, progress, only, jobs, started)))
+    else:
+        # one count and cores to spare: its searches race its proofs in a second process
+        lanes = jobs if len(todo) == 1 else 1
+        for i, n in enumerate(todo):
+            outs[n] = verify_players(program, engine, n, given, budget, progress, only, started if i == 0 else None,
+                                     enough, lanes)
+    return _assembled(report, outs, cache, keys, todo, t0)
+
+
+def _cached(program: Program, engine: Engine, given: dict, counts: list, budget: Budget, only, cache,
+            progress) -> tuple[dict, dict]:
+    """({count: its cached out}, {count: its cache key}) for the counts the cache holds."""
     outs: dict[int, tuple] = {}
     keys: dict[int, tuple] = {}
     if cache is not None:
@@ -881,19 +894,15 @@ def _verify(program, given, players, budget, progress, only, jobs, cache, enough
             hit = cache.get(keys[n])
             if hit is not None:
                 outs[n] = _reused(program, n, values, hit, progress)
-    todo = [n for n in counts if n not in outs]
-    if jobs > 1 and len(todo) > 1:
-        outs.update(zip(todo, _in_workers(program, engine, todo, given, budget, progress, only, jobs, started)))
-    else:
-        # one count and cores to spare: its searches race its proofs in a second process
-        lanes = jobs if len(todo) == 1 else 1
-        for i, n in enumerate(todo):
-            outs[n] = verify_players(program, engine, n, given, budget, progress, only, started if i == 0 else None,
-                                     enough, lanes)
+    return outs, keys
+
+
+def _assembled(report: Report, outs: dict, cache, keys: dict, todo: list, t0: float) -> Report:
+    """The report of every count's out, in count order; the counts run (`todo`) cached."""
     if cache is not None:
         for n in todo:
             cache.put(keys[n], *outs[n])
-    for n in counts:
+    for n in report.players:
         results, bounds, lengths = outs[n]
         report.results += results
         report.score_bounds += bounds
@@ -919,6 +928,17 @@ def _reused(program: Program, n: int, values: dict, hit: tuple, progress) -> tup
 # ---------------------------------------------------------------------------- worker processes
 
 _JOB: tuple = ()  # what a forked worker inherits: (program, engine, given, budget, only, messages)
+
+
+def pass_on(progress, kind: str, payload) -> None:
+    """A message relayed from a worker to `progress` (None: to no one): a step's text ("say")
+    or a settled result ("finished")."""
+    if progress is None:
+        return
+    if kind == "say":
+        progress(payload)
+    elif kind == "finished" and getattr(progress, "finished", None) is not None:
+        progress.finished(payload)
 
 
 class _Relay:
@@ -957,12 +977,7 @@ def _in_workers(program, engine, counts, given, budget, progress, only, jobs, st
                 kind, payload = messages.get(timeout=block)
                 block = 0.0
                 finished[0] += kind == "finished"
-                if progress is None:
-                    continue
-                if kind == "say":
-                    progress(payload)
-                elif getattr(progress, "finished", None) is not None:
-                    progress.finished(payload)
+                pass_on(progress, kind, payload)
         except queue.Empty:
             return
 
