@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..diagnostics import Sources
+from ..diagnostics import Sources, SpecError
 from .common import EXIT_OK, EXIT_UNPROVED, EXIT_USER, Output, UserError
 
 
@@ -138,12 +138,16 @@ def run(args, sources: Sources, out: Output) -> int:
     budget = Budget(games=args.games, timeout=args.timeout, proof=args.budget, depth=args.depth, k=args.k,
                     falsify=args.search, spacer=not args.no_spacer)
     jobs = args.jobs or os.cpu_count() or 1
-    programs = []
-    for path in args.specs:  # every spec checked before any is verified: a typo fails at once
-        program, _ = load_program(path, sources)
-        check_names(program, path, only, given, args.players)
+    programs, failed = [], None
+    for path in args.specs:  # the specs before one that cannot be read are verified (and kept)
+        try:
+            program, _ = load_program(path, sources)
+            check_names(program, path, only, given, args.players)
+        except (SpecError, UserError) as exc:  # raised below, once the specs before it are done
+            failed = exc
+            break
         programs.append(program)
-    progresses = [Progress(args, path, out.as_json) for path in args.specs]
+    progresses = [Progress(args, path, out.as_json) for path in args.specs[:len(programs)]]
     if len(programs) > 1 and jobs > 1:
         # the specs' player counts side by side, each report whole and in order
         reports = verify_side_by_side([SpecRun(program, given, args.players, budget, progress, only,
@@ -153,7 +157,7 @@ def run(args, sources: Sources, out: Output) -> int:
         reports = (verify(program, given, args.players, budget, progress, only, jobs=jobs,
                           cache=None if args.no_cache else Cache(), isolated=True)
                    for program, progress in zip(programs, progresses))
-    for path, program, progress in zip(args.specs, programs, progresses):
+    for path, program, progress in zip(args.specs, programs, progresses):  # (the specs read)
         try:
             report = next(reports)
         finally:
@@ -170,6 +174,8 @@ def run(args, sources: Sources, out: Output) -> int:
             print(format_report(report, counterexample=counterexample_renderer(program, args.full)))
             print()
             sys.stdout.flush()
+    if failed is not None:
+        raise failed
     if "differs" in outcomes:
         return EXIT_USER
     return EXIT_UNPROVED if "inconclusive" in outcomes else EXIT_OK
