@@ -20,6 +20,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 
+from ..ir import nodes as N
 from .dag import Dag
 from .encode import SeqVal, StateVars, and_all, eq_leaf, flatten_and, is_num, lift, num, z3
 from .relation import successor_cases
@@ -333,9 +334,13 @@ class System:
             rel = self.rel
             checks: list = []
             pairs = loop_steps_alone(rel.p, rel.n, rel.options, state, rel.snaps, loop, between, checks)
-            self._steps_checks[key] = checks if pairs is not None else None
+            # (a `while`'s checks are not read so: its measure's check compares with the value
+            # the loop remembered, which the fresh reading does not renew)
+            self._steps_checks[key] = checks if pairs is not None and isinstance(loop, N.For) else None
             out = None
-            if pairs is not None and len(made) == len(pairs) - 1:
+            # (a `while` read so runs as many iterations as on its own: else its steps do not
+            # line up with its cuts)
+            if pairs is not None and len(made) == len(pairs) - 1 and len(pairs) == len(alone[1]) - 1:
                 out = []
                 # every constant made so far: the start reads those an earlier iteration made too
                 bits, bounds = 0, []

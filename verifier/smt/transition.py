@@ -490,7 +490,16 @@ class Exec:
         # the induction reads as a fresh flag when it asks one iteration from its cut alone
         flags = [TRUE]
         marks = [self.checks_mark()]
+        steps = self.between_iterations is not None and self.between_iterations[0] is st
         for k in range(CONCRETE_LOOP_LIMIT):
+            if steps and 0 < k < WHILE_BOUND:  # (at the bound the loop stops: no iteration to read)
+                # each iteration from its own start (`loop_steps_alone`): what the ones before
+                # wrote read as fresh values, and the loop taken as still running. Sound for what
+                # is asked of a step (that it keeps a formula): where the loop had stopped, the
+                # step changes nothing, and where it runs, its condition holds at that start
+                self.fr.vars = self.between_iterations[1](self.fr.vars)
+                running = TRUE
+            start = dict(self.fr.vars)
             with self.guarded(running):
                 c = self.expr(st.cond)
             g = and_(running, c)
@@ -506,6 +515,9 @@ class Exec:
             flags.append(g)
             marks.append(self.checks_mark())
             running = g
+            if steps:
+                self.iteration_steps.append((start, run[-1]))
+                self.iteration_checks.append(self.enc.obligations[marks[-2]:marks[-1]])
         else:
             raise NotEncoded(f"{st.span}: a while loop ran {CONCRETE_LOOP_LIMIT} times")
         self.keep_cuts(st, run, flags, marks)
@@ -992,7 +1004,7 @@ def loop_steps_alone(program: Program, n: int, options: dict, state: StateVars, 
     iteration starts, where it ends)], or None where it cannot be run so. An iteration's step
     is then a term of one iteration's size, not of every iteration's before it. `checks`, if
     given, receives per iteration the run-time checks raised in it (their terms as small)."""
-    if not isinstance(st, N.For):
+    if not isinstance(st, (N.For, N.While)):
         return None
     fr = Frame(dict(state.vars), dict(state.locals), {}, state.pc, state.cur, dict(snapshots))
     ex = Exec(program, n, options, fr)
