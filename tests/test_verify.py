@@ -107,6 +107,28 @@ def test_a_score_bound_optimize_gives_too_tight_is_moved_out(monkeypatch):
     assert [b["proved"] for b in report.score_bounds] == [[1, 10], [1, 10]]
 
 
+def test_a_score_bound_optimize_gives_up_on_is_searched_with_plain_calls(monkeypatch):
+    """Z3's Optimize gave up after 20 s on each seat's score of a sowing game, where a plain
+    call answers at once. Planted here: Optimize always gives up; the bounds are then searched
+    by plain calls (`Prover._searched_bound`: beyond a final state's score in doubling steps,
+    then back), and they are those Optimize gives; with the search off, none."""
+    import verifier.smt.prove as prove
+    _, report = run(COUNTING)
+    expected = [b["proved"] for b in report.score_bounds]
+    assert expected == [[1, 10], [1, 10]]
+
+    class GivesUp(prove.z3.Optimize):
+        def check(self, *args):
+            return prove.z3.unknown
+
+    monkeypatch.setattr(prove.z3, "Optimize", GivesUp)
+    _, report = run(COUNTING)
+    assert [b["proved"] for b in report.score_bounds] == expected
+    monkeypatch.setattr(prove.Prover, "_searched_bound", lambda self, *a: None)
+    _, report = run(COUNTING)
+    assert [b["proved"] for b in report.score_bounds] == [[None, None], [None, None]]
+
+
 def test_planted_invariant_violation_is_a_replayable_game():
     res, _ = run(COUNTING.replace("total <= 2 * moves", "total <= moves + 2"))
     r = res["per_move"]

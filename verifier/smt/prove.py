@@ -56,6 +56,11 @@ SPLIT_TRY_MS = 300  # ... and with some of them fixed, before fixing the next
 ALONE_MS = 300  # per goal asked alone when the goals together were not settled (`_houdini`)
 CONJUNCT_MS = 5000  # per conjunct of a claim the solver gave up on as a whole (`_each_conjunct`)
 MAX_BOUND_STEPS = 8  # plain-solver steps past a score bound Optimize gave too tight (`_confirmed_bound`)
+# Optimize's time for a score bound: where it gives up, plain solver calls search for it
+# (`_searched_bound`, at most MAX_SEARCH_CALLS of them): on a sowing game it gave up after 20 s
+# a seat and sense where a plain call answers at once
+OPTIMIZE_MS = 2000
+MAX_SEARCH_CALLS = 64
 MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
 
 
@@ -1116,15 +1121,66 @@ class Prover:
             ends = []
             for sense in ("minimize", "maximize"):
                 opt = z3.Optimize(ctx=CTX)
-                opt.set("timeout", self._call_ms())
+                opt.set("timeout", min(self._call_ms(), OPTIMIZE_MS))
                 opt.add(*assume, eq_leaf(s.pc, num(-1)))
                 h = getattr(opt, sense)(score)
                 r = opt.check()
                 val = (opt.lower if sense == "minimize" else opt.upper)(h) if r == z3.sat else None
                 bound = val.as_long() if hasattr(val, "as_long") else None
-                ends.append(self._confirmed_bound(assume, score, sense, bound) if bound is not None else None)
+                ends.append(self._confirmed_bound(assume, score, sense, bound) if bound is not None
+                            else self._searched_bound(assume, score, sense))
             out.append({"player": who, "low": ends[0], "high": ends[1]})
         return out
+
+    def _searched_bound(self, assume: list, score, sense: str) -> int | None:
+        """The bound by plain solver calls alone, where Optimize gave up (a sowing game's score
+        over 7 pits: Optimize out of its 20 s for each seat and sense, a plain call 0.00 s): a
+        final state's score, then beyond it in doubling steps while one is found, then halving
+        back to where none is. The last call shows that no final state satisfying the proved
+        invariants goes beyond the bound; None if the solver gives up or the calls run out."""
+        sign = 1 if sense == "maximize" else -1
+        sol = z3.Solver(ctx=CTX)
+        sol.add(*assume, eq_leaf(self.rel.state.pc, num(-1)))
+        calls = 0
+
+        def beyond(v: int):
+            """A final state's score at v or beyond it (None: none; False: the solver gave up)."""
+            nonlocal calls
+            calls += 1
+            sol.set("timeout", self._call_ms())
+            r = sol.check(score >= v if sign > 0 else score <= v)
+            if r == z3.unsat:
+                return None
+            value = sol.model().eval(score, model_completion=True) if r == z3.sat else None
+            return value.as_long() if hasattr(value, "as_long") else False
+
+        sol.set("timeout", self._call_ms())
+        if sol.check() != z3.sat:
+            return None
+        first = sol.model().eval(score, model_completion=True)
+        if not hasattr(first, "as_long"):
+            return None
+        seen, step = first.as_long(), 1  # `seen`: a final state's score; `seen + sign * step`: asked
+        while calls < MAX_SEARCH_CALLS:
+            found = beyond(seen + sign * step)
+            if found is False:
+                return None
+            if found is None:
+                break
+            seen, step = found, step * 2
+        else:
+            return None
+        past = seen + sign * step  # no final state's score reaches it
+        while abs(past - seen) > 1 and calls < MAX_SEARCH_CALLS:
+            middle = (seen + past) // 2  # (strictly between the two: they are 2 or more apart)
+            found = beyond(middle)
+            if found is False:
+                return None
+            if found is None:
+                past = middle
+            else:
+                seen = found
+        return seen if abs(past - seen) <= 1 else None
 
     def _confirmed_bound(self, assume: list, score, sense: str, bound: int) -> int | None:
         """`bound` moved out until a plain solver shows that no final state satisfying the proved
