@@ -996,7 +996,11 @@ def _in_workers(program, engine, counts, given, budget, progress, only, jobs, st
         relay(0.0)
         while finished[0] < expected and time.perf_counter() < until:
             relay(0.1)
+        # every worker ends on its own before the pool is torn down: a terminate racing the
+        # pool's thread that replaces ended workers left a new one waiting for a task forever
+        # (a test's verify hung so, its pool's join waiting for that worker)
         pool.close()
+        pool.join()
         return outs
     finally:
         pool.terminate()

@@ -115,6 +115,7 @@ def verify_side_by_side(runs: list[SpecRun], jobs: int) -> Iterator[Report]:
             report.seconds = max(end for _, _, end in done) - min(began for _, began, _ in done) if done else 0.0
             yield report
         pool.close()
+        pool.join()  # (each ends on its own first: `run._in_workers` says why)
     finally:
         pool.terminate()
         pool.join()
