@@ -10,7 +10,7 @@ from verifier.engine.runtime import Game
 from verifier.verify.explore import replay_history
 from verifier.verify.score_witness import extreme_games
 
-from helpers import engine_from_text
+from helpers import EXAMPLES, engine_from_text
 
 DIGITS = """
 game digits "Digits"
@@ -63,3 +63,22 @@ def test_a_wider_round_that_cannot_end_in_the_time_left_is_not_begun(monkeypatch
     monkeypatch.setattr(W, "ROUND_GROWTH", 0)
     extreme_games(game, deadline=time.monotonic() + 0.5, seed=1)
     assert W.WIDTH * 2 in widths
+
+
+def test_where_the_scores_do_not_tell_states_apart_random_games_to_the_end_rank_them(monkeypatch):
+    """A sealed-bid auction is scored only at its end: until then every state of the beam has
+    the same score and the beam keeps states at random (at 6 players some seat's best stayed
+    at 0-6 of a possible 10). Ranked by a random game from each state to its end (itself a
+    witness), every seat reaches 7 or more; the witnesses replay to the scores they claim."""
+    from verifier.verify import score_witness as W
+    game = Game(engine_from_text((EXAMPLES / "first_sealed_auction.rules").read_text(encoding="utf-8"),
+                                 "first_sealed_auction.rules"), 6)
+    found = extreme_games(game, deadline=time.monotonic() + 4.0, seed=1)
+    highs = {seat: v[0] for (seat, aim), v in found.items() if aim == "high"}
+    assert len(highs) == 6 and min(highs.values()) >= 7, highs
+    for (seat, _aim), (value, history) in found.items():
+        state = replay_history(game, history)
+        assert state.is_terminal() and state.scores()[seat] == value
+    monkeypatch.setattr(W, "_rollout", lambda *args: 0.0)  # the scores alone, as before
+    found = extreme_games(game, deadline=time.monotonic() + 4.0, seed=1)
+    assert min(v[0] for (seat, aim), v in found.items() if aim == "high") <= 6

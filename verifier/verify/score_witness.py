@@ -15,6 +15,7 @@ import random
 import time
 
 from ..engine.lib import RuleError
+from ..engine.play import random_step
 from ..engine.runtime import CHANCE, SIMULTANEOUS, Game, GameState
 from .explore import apply_step, state_key
 
@@ -95,5 +96,34 @@ def _beam(game: Game, seat: int, aim: str, rng: random.Random, width: int, until
                     scored.append((sign * scores[seat], rng.random(), child))
             if time.monotonic() > until:
                 return
+        if len(scored) > width and len({x[0] for x in scored}) == 1:
+            # the scores do not tell the states apart (a game scored only at its end: a sealed
+            # bid's 8 seats reached 4-7 of a proved 10 so): each is ranked by a random game
+            # from it to its end instead, itself a witness if it beats the best
+            scored = [(_rollout(child, seat, sign, rng, max_steps - depth, until, found), r, child)
+                      for _, r, child in scored]
         scored.sort(key=lambda x: (-x[0], x[1]))
         beam = [child for _, _, child in scored[:width]]
+
+
+def _rollout(state: GameState, seat: int, sign: int, rng: random.Random, steps: int, until: float,
+             found: dict) -> float:
+    """`sign` times the seat's final score in a random game from `state` (a copy), recorded in
+    `found` if it is the best yet; minus infinity where the game breaks a rule or does not end
+    within `steps` or by `until`."""
+    state = state.clone()
+    try:
+        while not state.is_terminal():
+            if steps <= 0 or time.monotonic() > until:
+                return float("-inf")
+            random_step(state, rng)
+            steps -= 1
+        value = state.scores()[seat]
+    except RuleError:
+        return float("-inf")
+    aim = "high" if sign > 0 else "low"
+    best = found.get((seat, aim))
+    if best is None or sign * value > sign * best[0]:
+        found[(seat, aim)] = (value, list(state.history))
+    return sign * value
+
