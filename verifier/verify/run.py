@@ -501,10 +501,9 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
         prover.deadline = deadline
         settled = all(x in violated or (verdicts.get(x) is not None and verdicts[x].status == "proved")
                       for x in targets)
-        if not settled:
+        if not settled:  # (the prover's invariants are set again after the search that follows)
             verdicts.clear()
             verdicts.update(kept)
-            prover.spec_invariants = [inv for inv in program.invariants if inv.name not in violated]
         return settled
 
     looked = False  # the proofs' first look settled every target of the searches
