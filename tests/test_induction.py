@@ -1172,10 +1172,10 @@ def test_a_look_given_up_on_through_a_shared_loop_is_not_taken_again_at_that_mov
             ind._abstract_failed = type("Forgetful", (set,), {"add": lambda self, x: None})()
         ask, asked = ind._ask, []
 
-        def recorded(d, bits, conds, hyps, case, post, checks, splits=(), ms=None, *rest, ask=ask, asked=asked):
+        def recorded(d, bits, conds, hyps, case, post, checks, splits=(), ms=None, *rest, ask=ask, asked=asked, **kw):
             if ms == induction.ABSTRACT_MS:
                 asked.append(d)
-            return ask(d, bits, conds, hyps, case, post, checks, splits, ms, *rest)
+            return ask(d, bits, conds, hyps, case, post, checks, splits, ms, *rest, **kw)
         ind._ask = recorded
         out = ind.run([tallied], apart.instances)["tallied"]
         assert out.proved, (skip, out.kind, out.move, out.detail)
@@ -1204,11 +1204,11 @@ def turn_count_through_the_loop(text: str) -> dict:
         moving[:] = [tr.label]
         return check(d, tr, *rest)
 
-    def only_through_the_loop(d, bits, conds, hyps, case, post, checks, splits=(), ms=None, *rest):
+    def only_through_the_loop(d, bits, conds, hyps, case, post, checks, splits=(), ms=None, *rest, **kw):
         if moving[0].startswith("mark") and not z3.is_false(post) and ms != induction.CUT_MS:
             ind.queries += 1
             return z3.unknown, "planted"
-        return ask(d, bits, conds, hyps, case, post, checks, splits, ms, *rest)
+        return ask(d, bits, conds, hyps, case, post, checks, splits, ms, *rest, **kw)
     ind._check_case, ind._ask = asked_at, only_through_the_loop
     return ind.run(claims)
 
@@ -1229,3 +1229,80 @@ def test_an_instance_that_reads_the_mover_is_read_with_the_moves_seat():
                            "    current = (current + 1) % num_players\n")
     assert carried != text
     assert not turn_count_through_the_loop(carried)["turn_count"].proved
+
+
+SERVED = '''
+game served "Served"
+players 1
+type Dish = 1..6
+var served: set of Dish = {}
+var filled: array[Dish] of 0..9 = 0
+var points: array[Dish] of 0..40 = 0
+var rate: 2..3 = 2
+flow {
+  while size(served) < 6 decreases 6 - size(served) {
+    choose 0 {
+      move fill(i: Dish) "fills {i}" require open "only an unserved dish is filled": i not in served and filled[i] < 9 {
+        filled[i] += 1
+      }
+      move serve(i: Dish) "serves {i}" require open "a dish is served once": i not in served {
+        points[i] = rate * filled[i]
+        add i to served
+      }
+    }
+  }
+}
+outcome { score p: sum(i in Dish: points[i]) }
+invariant kept "a served dish keeps the points it was served with": all(i in served: points[i] == rate * filled[i])
+'''
+
+
+def crowded_queries_given_up(ind: Induction, instances: list) -> list:
+    """Plant in `ind` a solver that gives up on any query assuming two or more of `instances`
+    (each reads `rate`, so each is in the slice of every other's query): a query that the
+    instances like the asked one make hard, made deterministic. The list of such queries,
+    filled as they come."""
+    solve, given_up = ind._solve, []
+    ids = {f.get_id() for f in instances}
+
+    def planted(parts, ms, *how, **kw):
+        if sum(1 for p in parts if p.get_id() in ids) >= 2:
+            given_up.append(1)
+            return z3.unknown, "planted"
+        return solve(parts, ms, *how, **kw)
+    ind._solve = planted
+    return given_up
+
+
+def served_run(monkeypatch, text: str, alone: bool) -> tuple:
+    import verifier.smt.engines.induction as induction
+    monkeypatch.setattr(induction, "SELF_LOOK", alone)
+    program, prover, system = compiled(text, "served.rules")
+    kept = claim(program, prover, "kept")
+    ind = Induction(system, None, timeout=10)
+    given_up = crowded_queries_given_up(ind, kept.instances)
+    return ind.run([kept])["kept"], ind, given_up
+
+
+def test_an_instance_whose_slice_the_others_make_hard_is_asked_alone(monkeypatch):
+    """"A served dish keeps its points": each dish's instance reads the shared rate, so the
+    slice of each query assumes the other five, and the planted solver gives up on any query
+    that assumes two of them. Asked alone (the instance itself, the move's conditions), each
+    is settled: the claim is proved; without that look it is not. After the first instance
+    settled so, the claim's others are asked alone first: the solver gives up on fewer
+    queries than there are instances."""
+    out, ind, given_up = served_run(monkeypatch, SERVED, alone=True)
+    assert out.proved, (out.kind, out.move, out.detail)
+    assert ind.self_settled >= 6
+    assert 0 < len(given_up) < 6
+    out, ind, _ = served_run(monkeypatch, SERVED, alone=False)
+    assert not out.proved and ind.self_settled == 0
+
+
+def test_a_fill_of_a_served_dish_is_not_proved_kept_alone(monkeypatch):
+    """The planted edit: a served dish may be filled again. Asked alone, the instance is not
+    kept (a model: the dish filled after it was served); the claim is not proved."""
+    broken = SERVED.replace('i not in served and filled[i] < 9', 'filled[i] < 9')
+    assert broken != SERVED
+    out, ind, _ = served_run(monkeypatch, broken, alone=True)
+    assert not out.proved

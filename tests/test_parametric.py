@@ -136,8 +136,8 @@ def test_an_abstracted_look_not_settled_for_one_formula_is_not_taken_for_its_sib
         at["now"] = (id(tr), v, id(ind._params[key]) if key in ind._params else None)
         return check_case(d, tr, v, key, f, *rest)
 
-    def asking(*args):
-        r = ask(*args)
+    def asking(*args, **kw):
+        r = ask(*args, **kw)
         if len(args) > 8 and args[8] == induction.ABSTRACT_MS:
             looks.append((at["now"], r[0] == z3.unsat))
         return r

@@ -109,6 +109,18 @@ SAME_STEPS = True
 # the FreshConst prefixes of the constants `canonical_parts` renames: an iteration's fresh
 # values (`System.fresh_value`) and what `abstract_apart` leaves free
 RENAMED_PREFIXES = ("step!", "free!")
+# an instance whose sliced query the solver gives up on, where that slice assumes many other
+# instances, is asked assuming itself alone (`_kept_alone`), cut short at `SELF_MS`, before the
+# move's loops are read one iteration at a time or its choices value by value; once that has
+# settled an instance of a claim, the claim's instances are asked so first (`_alone_first`).
+# The others are in the slice because they read what the move writes; most are not needed, and
+# they make the query hard. On a seed game, "a served bowl keeps its score" at a drawing assumed
+# the 15 like it of the other bowls and seats and took 35 queries and 132 s value by value for
+# one bowl; assuming only itself, 1-3 s. False: not asked (for the benchmark)
+SELF_LOOK = True
+SELF_MS = 3000
+SELF_SIMPLIFY = True
+SELF_MIN_HYPS = 4  # the slice assumes at least this many instances (else the look is that query)
 
 
 @dataclass
@@ -191,6 +203,11 @@ class Induction:
         self.fresh_steps = 0  # shared iterations shown from their own start (`System.loop_steps`)
         self._named_keys: set = set()  # hyps of one move only (`_with_named`): not for `_loop_keeps`
         self._pins: dict = {}  # (id(transition), run) -> `_loop_shape`'s pins and their ids
+        self.self_settled = 0  # (move, instance) kept assuming the instance alone (`_kept_alone`)
+        self._claim_of: dict = {}  # instance key -> its claim's name (a spec invariant's only)
+        self._alone_won: set = set()  # names of claims an instance of which `_kept_alone` settled
+        # (id(transition), claim name) -> [instances settled alone there, looks that failed]
+        self._alone_tally: dict = {}
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -603,6 +620,8 @@ class Induction:
             for f in c.instances:
                 k = dag.add(f)
                 live[k], owner[k], support[k] = f, ci, dag.support(k)
+                if c.node is not None:  # (an auxiliary fact's guesses are not looked at alone)
+                    self._claim_of[k] = c.name
         given = {}
         for f in lemmas:
             k = dag.add(f)
@@ -987,6 +1006,9 @@ class Induction:
         known = self._answers.get(answer_key)
         if known is not None and all((k in live and k not in dropped) or k in given for k in known.used):
             return None
+        if SELF_LOOK and self._alone_first(tr, key):
+            if self._kept_alone(d, tr, v, key, f, post, live, given, support, dropped):
+                return None
         dag = self.sys.dag
         cuts_tried = self._loops_shown(tr, key, f)
         if cuts_tried and self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
@@ -1023,16 +1045,25 @@ class Induction:
         assumable = [k for k in list(live) + list(given) if k not in dropped]
         conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
         r = None
+        alone_tried = False
+
+        def alone() -> bool:  # (asked once: where the whole query first gives up)
+            nonlocal alone_tried
+            if alone_tried or not SELF_LOOK or self._late() or self._alone_lost(tr, key):
+                return False
+            alone_tried = True
+            return self._kept_alone(d, tr, v, key, f, post, live, given, support, dropped)
+
         if self._cut_states(tr, key, f) and not cuts_tried:
             # a move whose loops change the instance: asked as a whole once, and where the solver
             # gives up, one loop iteration at a time before the move's choices value by value
             r, model = self._ask(d, bits, conds, formulas, case, post, [], (), SYMBOLIC_MS)
             if r == z3.unknown and not self._late():
-                if self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
+                if alone() or self._through_cuts(d, tr, v, key, f, post, live, given, support, dropped):
                     return None
                 r = None
         if r is None:
-            r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split)
+            r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split, before_split=alone)
         if r == z3.unsat:
             self.sliced_settled += 1
             self._answers[answer_key] = _Query(frozenset(hyps))
@@ -1054,6 +1085,50 @@ class Induction:
         if self._late():
             return Outcome(False, "time", d, tr.label, "the time budget ran out")
         return Outcome(False, "unknown", d, tr.label, model or "the solver gave up", None, f)
+
+    def _alone_first(self, tr, key) -> bool:
+        """Is the instance asked alone (`_kept_alone`) before its sliced query? Where that look has
+        settled an instance of its claim (asked where the sliced query gave up), unless it has
+        failed at this move (`_alone_lost`): instances of one claim are alike, and a look that
+        fails costs up to `SELF_MS` each (on a seed game where the sliced queries settle at once,
+        asking every instance alone first took twice the time and proved 3 claims fewer)."""
+        return self._claim_of.get(key) in self._alone_won and not self._alone_lost(tr, key)
+
+    def _alone_lost(self, tr, key) -> bool:
+        """Has the look alone failed at this move for the instance's claim, twice and more often
+        than it settled one? Then it is not asked there again: on a seed game, a claim's looks
+        that failed at each of its instances in a later pass of the induction took the time
+        Spacer needed after it."""
+        wins, misses = self._alone_tally.get((id(tr), self._claim_of.get(key)), (0, 0))
+        return misses >= 2 and misses > wins
+
+    def _kept_alone(self, d, tr, v, key, f, post, live, given, support, dropped) -> bool:
+        """The move keeps the instance, asked assuming the instance itself and no other (with the
+        move's conditions that share a leaf with it, and the interval facts), unsplit and cut
+        short at `SELF_MS`; only for an instance of a spec invariant (an auxiliary fact's guesses
+        hold together or not at all, within a small share of the time: a look that fails there
+        costs the facts a later proof needs), and where the slice would assume at least
+        `SELF_MIN_HYPS` others. Its answer rests on the instance alone."""
+        dag = self.sys.dag
+        target = dag.support(dag.add(post))
+        mine = support.get(key)
+        if mine is None or key not in live or key not in self._claim_of:
+            return False
+        crowd = sum(1 for k in list(live) + list(given) if k != key and k not in dropped and support[k] & target)
+        if crowd < SELF_MIN_HYPS:
+            return False
+        conds, hyps, formulas, bits = self._slice(tr, target, {key: f}, {}, {key: mine}, {})
+        r, _ = self._ask(d, bits, conds, formulas, self._case_term(tr, v), post, [], (), SELF_MS,
+                         simplify_first=SELF_SIMPLIFY)
+        tally = self._alone_tally.setdefault((id(tr), self._claim_of.get(key)), [0, 0])
+        if r != z3.unsat:
+            tally[1] += 1
+            return False
+        tally[0] += 1
+        self._alone_won.add(self._claim_of.get(key))
+        self.self_settled += 1
+        self._answers[(id(tr), v, key)] = _Query(frozenset(hyps))
+        return True
 
     def _through_cuts(self, d, tr, v, key, f, post, live, given, support, dropped) -> bool:
         """The instance is kept by the move, shown one iteration at a time through the decision-free
@@ -1437,7 +1512,8 @@ class Induction:
         """The deadline has passed (a solver call it cut short says nothing of the claim)."""
         return self.deadline is not None and time.perf_counter() >= self.deadline - 0.01
 
-    def _ask(self, d, bits, conds, hyps, case, post, checks, splits=(), ms=None, simplify_first=False):
+    def _ask(self, d, bits, conds, hyps, case, post, checks, splits=(), ms=None, simplify_first=False,
+             before_split=None):
         """Is "conds, hyps, checks, case and not post" satisfiable (with the interval facts at d
         about the leaves in `bits`)? When the solver gives up and the move has choices with few
         values (`splits`: a chance outcome, a parameter), they are fixed one value at a time:
@@ -1454,6 +1530,8 @@ class Induction:
             first = min(first, ms)
         r, info = self._solve(parts, first, simplify_first)
         if r == z3.unknown and splits:
+            if before_split is not None and before_split():
+                return z3.unsat, None  # (settled another way: `before_split` says how)
             return self._split(parts, splits, parts, ())
         return r, info
 
