@@ -152,6 +152,20 @@ def induction_run(program, players: int, budget: float, param=None) -> dict:
             "missing": sorted(c.name for c in claims if not out[c.name].proved), "claims": len(claims)}
 
 
+def induction_with(setting: str, on: bool, spec: str, players: int, budget: float) -> dict:
+    """`induction_run` on every invariant of `spec/SPEC.rules` (each over a symbolic item as
+    `verify` reads it), with `verifier.smt.engines.induction.SETTING` set to `on`: the child's
+    side of a benchmark of one switch of the sliced induction."""
+    from verifier.frontend import load_program
+    from verifier.smt.engines import induction
+
+    if not hasattr(induction, setting):
+        raise AttributeError(f"induction has no setting {setting}")
+    setattr(induction, setting, on)
+    program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
+    return induction_run(program, players, budget, over_an_item(program, players))
+
+
 def over_an_item(program, players: int):
     """`param` for `induction_run`: each claim's reading over a symbolic item as `verify` gives
     it (`invariants._over_an_item`), or None."""

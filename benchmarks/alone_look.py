@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, passed_on, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_with, main_or_child, passed_on, proved_table  # noqa: E402
 
 # room for the induction to finish with the look (about 60 s on Ramen Ink at 2 players)
 BUDGET = float(passed_on("budget", "ALONE_LOOK_BUDGET", "240"))
@@ -31,12 +31,7 @@ BUDGET = float(passed_on("budget", "ALONE_LOOK_BUDGET", "240"))
 
 def one(spec: str, players: int, on: bool) -> dict:
     """The sliced induction on the spec's invariants, in this process (the child's side)."""
-    from verifier.frontend import load_program
-    from verifier.smt.engines import induction
-
-    induction.SELF_LOOK = on
-    program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
-    return induction_run(program, players, BUDGET, over_an_item(program, players))
+    return induction_with("SELF_LOOK", on, spec, players, BUDGET)
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_runs import induction_run, main_or_child, over_an_item, passed_on, proved_table  # noqa: E402
+from benchmarks.ab_runs import induction_with, main_or_child, passed_on, proved_table  # noqa: E402
 
 # about the induction's share of `rulebook verify`'s default budget on a seed game
 BUDGET = float(passed_on("budget", "SECOND_LOOK_BUDGET", "110"))
@@ -30,12 +30,7 @@ BUDGET = float(passed_on("budget", "SECOND_LOOK_BUDGET", "110"))
 
 def one(spec: str, players: int, on: bool) -> dict:
     """The sliced induction on the spec's invariants, in this process (the child's side)."""
-    from verifier.frontend import load_program
-    from verifier.smt.engines import induction
-
-    induction.SECOND_LOOK_NO_LONGER = on
-    program, _ = load_program(ROOT / "spec" / f"{spec}.rules")
-    return induction_run(program, players, BUDGET, over_an_item(program, players))
+    return induction_with("SECOND_LOOK_NO_LONGER", on, spec, players, BUDGET)
 
 
 def main() -> None:
