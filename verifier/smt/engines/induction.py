@@ -114,9 +114,9 @@ RENAMED_PREFIXES = ("step!", "free!")
 # move's loops are read one iteration at a time or its choices value by value; once that has
 # settled an instance of a claim, the claim's instances are asked so first (`_alone_first`).
 # The others are in the slice because they read what the move writes; most are not needed, and
-# they make the query hard. On a seed game, "a served bowl keeps its score" at a drawing assumed
-# the 15 like it of the other bowls and seats and took 35 queries and 132 s value by value for
-# one bowl; assuming only itself, 1-3 s. False: not asked (for the benchmark)
+# they make the query hard. On a seed game, "a scored item keeps the score it was given" at a
+# move assumed the 15 like it of the other items and seats and took 35 queries and 132 s value
+# by value for one item; assuming only itself, 1-3 s. False: not asked (for the benchmark)
 SELF_LOOK = True
 SELF_MS = 3000
 SELF_SIMPLIFY = True
