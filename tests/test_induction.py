@@ -1306,3 +1306,26 @@ def test_a_fill_of_a_served_dish_is_not_proved_kept_alone(monkeypatch):
     assert broken != SERVED
     out, ind, _ = served_run(monkeypatch, broken, alone=True)
     assert not out.proved
+
+
+def test_a_look_alone_that_fails_twice_at_a_move_is_not_asked_there_again(monkeypatch):
+    """Where the look alone fails too (the planted solver gives up on every query assuming any
+    of the claim's instances), it costs its time at each instance: after two failures at a
+    move, and more failures than instances settled there, it is not asked at that move again
+    (a seed game's later pass lost the time a later engine needed so). Without that rule, all
+    six dishes' looks at each move were asked."""
+    import verifier.smt.engines.induction as induction
+    program, prover, system = compiled(SERVED, "served.rules")
+    kept = claim(program, prover, "kept")
+    ind = Induction(system, None, timeout=10)
+    solve, ids = ind._solve, {f.get_id() for f in kept.instances}
+
+    def planted(parts, ms, *how, **kw):
+        if any(p.get_id() in ids for p in parts):
+            return z3.unknown, "planted"
+        return solve(parts, ms, *how, **kw)
+    ind._solve = planted
+    assert not ind.run([kept])["kept"].proved
+    misses = [tally[1] for tally in ind._alone_tally.values()]
+    assert misses and max(misses) == 2, ind._alone_tally
+    assert induction.SELF_MIN_HYPS <= 5  # (each dish's slice assumes the other five)

@@ -1045,14 +1045,15 @@ class Induction:
         assumable = [k for k in list(live) + list(given) if k not in dropped]
         conds, hyps, formulas, bits = self._slice(tr, target, live, given, support, dropped)
         r = None
-        alone_tried = False
+        alone_tried = alone_kept = False
 
         def alone() -> bool:  # (asked once: where the whole query first gives up)
-            nonlocal alone_tried
+            nonlocal alone_tried, alone_kept
             if alone_tried or not SELF_LOOK or self._late() or self._alone_lost(tr, key):
                 return False
             alone_tried = True
-            return self._kept_alone(d, tr, v, key, f, post, live, given, support, dropped)
+            alone_kept = self._kept_alone(d, tr, v, key, f, post, live, given, support, dropped)
+            return alone_kept
 
         if self._cut_states(tr, key, f) and not cuts_tried:
             # a move whose loops change the instance: asked as a whole once, and where the solver
@@ -1064,6 +1065,8 @@ class Induction:
                 r = None
         if r is None:
             r, model = self._ask(d, bits, conds, formulas, case, post, [], tr.alt.split, before_split=alone)
+        if alone_kept:
+            return None  # (its answer kept with the one instance it assumed)
         if r == z3.unsat:
             self.sliced_settled += 1
             self._answers[answer_key] = _Query(frozenset(hyps))
