@@ -52,7 +52,7 @@ def test_a_wider_round_that_cannot_end_in_the_time_left_is_not_begun(monkeypatch
     game = Game(engine_from_text(DIGITS, "digits.rules"), 2)
     widths = []
 
-    def slow_beam(game, seat, aim, rng, width, until, max_steps, found):
+    def slow_beam(game, seat, aim, rng, width, until, max_steps, found, bound=None):
         widths.append(width)
         time.sleep(0.05)  # a round of 4 beams: 0.2 s, and the next would need 0.4 s
         found[(seat, aim)] = (len(widths), [])  # always a better game: only the time stops it
@@ -82,3 +82,36 @@ def test_where_the_scores_do_not_tell_states_apart_random_games_to_the_end_rank_
     monkeypatch.setattr(W, "_rollout", lambda *args: 0.0)  # the scores alone, as before
     found = extreme_games(game, deadline=time.monotonic() + 4.0, seed=1)
     assert min(v[0] for (seat, aim), v in found.items() if aim == "high") <= 6
+
+
+def test_an_aim_whose_witness_meets_its_proved_bound_is_searched_no_further(monkeypatch):
+    """No game scores beyond a proved bound: a witness that meets it is the best there is. The
+    search ends when every aim's witness meets its bound (on a sealed bid's 9 counts it went on
+    for 53 s where each met its bound at once); an aim whose bound is not met searches on."""
+    from verifier.verify import score_witness as W
+    game = Game(engine_from_text(DIGITS, "digits.rules"), 2)
+    beams = []
+    plain = W._beam
+
+    def counted(*args):
+        beams.append(args[1:3])
+        return plain(*args)
+    monkeypatch.setattr(W, "_beam", counted)
+    extremes = {(0, "high"): 45, (0, "low"): 0, (1, "high"): 45, (1, "low"): 0}
+
+    found = extreme_games(game, deadline=time.monotonic() + 30.0, seed=1)
+    assert {k: v[0] for k, v in found.items()} == extremes
+    unbounded = len(beams)  # rounds of 4 beams, until a wider round finds nothing better
+
+    beams.clear()
+    found = extreme_games(game, deadline=time.monotonic() + 30.0, seed=1, bounds=extremes)
+    assert {k: v[0] for k, v in found.items()} == extremes
+    assert len(beams) <= unbounded - 4  # not the last round, which found nothing better
+
+    beams.clear()  # witnesses known before (random play's) that meet the bounds: no beam at all
+    found = extreme_games(game, deadline=time.monotonic() + 30.0, seed=1, bounds=extremes, known=found)
+    assert beams == [] and {k: v[0] for k, v in found.items()} == extremes
+
+    beams.clear()  # a bound no game meets leaves its aim searched as before
+    extreme_games(game, deadline=time.monotonic() + 30.0, seed=1, bounds={**extremes, (1, "high"): 46})
+    assert len(beams) > 4 and set(beams[-2:]) == {(1, "high")}  # the last rounds: that aim alone

@@ -38,23 +38,41 @@ def _steps(state: GameState, rng: random.Random) -> list:
     return options if len(options) <= BRANCHING else rng.sample(options, BRANCHING)
 
 
-def extreme_games(game: Game, *, deadline: float, seed: int, max_steps: int = 5000) -> dict:
+def extreme_games(game: Game, *, deadline: float, seed: int, max_steps: int = 5000,
+                  bounds: dict | None = None, known: dict | None = None) -> dict:
     """{(seat, "low" | "high"): (final score, history)} found by beam searches until `deadline`
-    (time.monotonic()); seats and directions take turns, so each gets a share."""
+    (time.monotonic()); seats and directions take turns, so each gets a share.
+
+    `bounds`: {(seat, aim): the proved bound} where known. An aim whose witness meets its bound
+    is done (no game scores beyond it), and the search ends when every aim is: on a game whose
+    scores take a few values (a sealed bid), the first round meets them all. `known`: witnesses
+    found before (random play's), in the same form: the search starts from them."""
     rng = random.Random(seed)
-    found: dict = {}
+    found: dict = dict(known or {})
+    bounds = bounds or {}
     try:
         seats = game.new_initial_state().num_players()
     except RuleError:
         return found
+    sign = {"high": 1, "low": -1}
+
+    def met(key) -> bool:
+        return key in bounds and key in found and sign[key[1]] * found[key][0] >= sign[key[1]] * bounds[key]
+
     aims = [(p, aim) for p in range(seats) for aim in ("high", "low")]
     width = WIDTH
     while time.monotonic() < deadline:  # rounds of ever wider beams, while time is left ...
+        aims = [key for key in aims if not met(key)]
+        if not aims:
+            break  # ... while some aim can still find a better game ...
         before = {key: value for key, (value, _) in found.items()}
         started = time.monotonic()
         for k, (p, aim) in enumerate(aims):
+            if met((p, aim)):
+                continue
             share = max(0.0, deadline - time.monotonic()) / (len(aims) - k)
-            _beam(game, p, aim, rng, width, min(deadline, time.monotonic() + share), max_steps, found)
+            _beam(game, p, aim, rng, width, min(deadline, time.monotonic() + share), max_steps, found,
+                  bounds.get((p, aim)))
         if width > WIDTH and {key: value for key, (value, _) in found.items()} == before:
             break  # ... while a wider beam still finds better games (a small game: at once) ...
         if ROUND_GROWTH * (time.monotonic() - started) > deadline - time.monotonic():
@@ -66,7 +84,8 @@ def extreme_games(game: Game, *, deadline: float, seed: int, max_steps: int = 50
 
 
 def _beam(game: Game, seat: int, aim: str, rng: random.Random, width: int, until: float, max_steps: int,
-          found: dict) -> None:
+          found: dict, bound: int | None = None) -> None:
+    """One beam search for the seat's `aim`, until `until` or a witness meets `bound`."""
     sign = 1 if aim == "high" else -1
     try:
         beam = [game.new_initial_state()]
@@ -74,6 +93,8 @@ def _beam(game: Game, seat: int, aim: str, rng: random.Random, width: int, until
         return
     depth = 0
     while beam and time.monotonic() < until and depth < max_steps:
+        if bound is not None and (seat, aim) in found and sign * found[(seat, aim)][0] >= sign * bound:
+            return  # no game scores beyond a proved bound
         depth += 1
         scored, seen = [], set()
         for state in beam:
