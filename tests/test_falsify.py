@@ -427,3 +427,32 @@ def test_the_exhaustive_search_runs_past_its_share_where_its_shrinking_levels_fo
     search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
     assert search.exhaustive(EXHAUSTIVE_STATES, deadline, stretch_to) is complete
     assert clock.now <= (deadline if stretch_to is None or not complete else stretch_to) + 1
+
+
+def test_the_exhaustive_search_gives_way_before_a_growing_level_it_cannot_finish(monkeypatch):
+    """While the levels grow, a complete search visits the next level and the one after, which
+    is forecast to grow alike: where that cannot end by the (stretched) deadline, the search gives
+    way before the level, not at the deadline in its midst (a seed game's fourth level: 5 s of
+    a count's 60 in vain). In tic-tac-toe's states, one tick each: the fifth level (756 states,
+    after 334, three times the fourth) is forecast to end at 334 + 756 + 2,268 = 3,358; the sixth
+    (1,260 after 1,090) at 4,450."""
+    from verifier.verify import falsify as falsify_module
+    clock = _StateClock()
+    monkeypatch.setattr(falsify_module, "time", clock)
+    visit = Falsifier.visit
+
+    def ticking(self, state, how):
+        clock.now += 1
+        return visit(self, state, how)
+    monkeypatch.setattr(Falsifier, "visit", ticking)
+    ttt = game(EXAMPLES / "tictactoe.rules")
+    for deadline, stopped_at in ((3000, 334), (3400, 1090)):
+        clock.now = 0.0
+        search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
+        assert search.exhaustive(EXHAUSTIVE_STATES, deadline) is False
+        assert clock.now == stopped_at
+    clock.now = 0.0  # without the forecast, the search runs to the deadline
+    monkeypatch.setattr(falsify_module, "_cannot_finish", lambda *args: False)
+    search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
+    assert search.exhaustive(EXHAUSTIVE_STATES, 3000) is False
+    assert clock.now > 3000
