@@ -64,7 +64,9 @@ SPECS = {"ramen": "spec/ramen.rules", "ramen_ink": "spec/ramen_ink.rules", "wasa
          # an example game whose count is kept bean by bean through a `while`
          "mancala": "spec/examples/mancala.rules",
          # an example game whose deck is counted for its draws
-         "blackjack": "spec/examples/blackjack.rules"}
+         "blackjack": "spec/examples/blackjack.rules",
+         # an example game whose score bound rests on when a player may roll
+         "pig": "spec/examples/pig.rules"}
 WASABI_LIMIT = {"turn_limit": "120"}
 Z3_ALONE = False  # --solver-only
 PLAY_METHODS = {"search"}  # verify methods that are random games (with --solver-only: "directed" too)  # games must end for play; a limit only cuts games short
@@ -414,6 +416,12 @@ MUTATIONS: list[Mutation] = [
       "    chance d from deck\n",
       "cards_kept", 1, "J-S1",
       "the dealer's two cards are dealt without leaving the deck"),
+    # ------------------------------------------------------------------ Pig (an example)
+    M("pig", "roll_on_past_winscore",
+      "          points[turn] + turn_total < winscore\n",
+      "          points[turn] < winscore\n",
+      "below_winscore", 2, "roll",
+      "a player may roll while their banked points are below winscore, whatever the turn's total"),
 ]
 
 

@@ -35,6 +35,7 @@ FAST = [
     "breakthrough/far_row_no_win",
     "mancala/capture_drops_last_bean",
     "blackjack/dealer_card_stays_in_deck",
+    "pig/roll_on_past_winscore",
 ]
 GAMES, SEED = 8, 1
 
