@@ -1470,3 +1470,51 @@ def test_a_claim_given_up_on_whole_is_settled_conjunct_by_conjunct(monkeypatch):
             sol.add(alt.guard)
             prover._houdini(sol, {name: goal}, failing, d, None, None, ms=1000, alone=True, by_conjunct=by_conjunct)
         assert {k: v[0] for k, v in failing.items()} == expected
+
+
+POOL = '''
+game pool "Six draws from a pool of six"
+players 1
+type Item = 0..5
+var pool: set of Item = collect(i in Item)
+var got: seq of Item max 6 = []
+flow {
+  for k in 1..6 {
+    chance x from pool
+    remove x from pool
+    append x to got
+  }
+  choose 0 { move done() "done" { } }
+}
+outcome { score p: size(got) }
+'''
+
+
+def test_a_check_in_a_set_up_loop_rests_on_a_guess_from_sampled_states():
+    """At the draw, the pool has an item and the hand room for one: each rests on a relation of
+    a size and the loop's position ("the pool's size plus the position is 7"), which the interval
+    facts (each alone) cannot hold. The guesses from sampled states about that decision point
+    that read what the checks read are proved (`sampled_facts_at_checks`), and the checks with
+    them. Planted: a pool of five for six draws; its draw check stays unproved."""
+    from verifier.smt.prove import Prover
+    from verifier.verify.invariants import prove_invariants, sampled_facts_at_checks
+    from verifier.verify.run import _sample
+
+    def prover_of(text: str) -> Prover:
+        program, diags = check_text(text, "pool.rules")
+        assert program is not None, [d.message for d in diags]
+        game = Game(Engine(program), 1, {})
+        states, _ = _sample(game, 30, 1001, 5000)
+        prover = Prover(program, 1, dict(game.option_values), 20, samples=states)
+        prove_invariants(prover, [], None)  # (the system and its interval facts)
+        return prover
+
+    prover = prover_of(POOL)
+    assert prover.obligations().status == "unknown" and len(prover.failed_checks) == 2
+    assert sampled_facts_at_checks(prover, None)
+    assert prover.obligations().status == "proved"
+    short = prover_of(POOL.replace("collect(i in Item)", "collect(i in Item where i < 5)"))
+    assert short.obligations().status == "unknown"
+    sampled_facts_at_checks(short, None)
+    verdict = short.obligations()
+    assert verdict.status == "unknown" and "something to draw from" in verdict.reason

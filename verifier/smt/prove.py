@@ -30,7 +30,7 @@ from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
 from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, encoding_deadline, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
-from .relation import Alternative, Candidate, OutOfTime, Relation, SuccessorPath, at_pc, successor_paths
+from .relation import Alternative, Candidate, OutOfTime, Relation, SuccessorPath, at_pc, successor_cases, successor_paths
 from .transition import initial, legal, fresh_params, outcome_checks
 from .dag import Dag
 from .system import flatten_and
@@ -204,20 +204,24 @@ class Prover:
                            inv, self._inv_at(inv)) for inv in self.spec_invariants]
         return self.rel.frame_candidates() + self.sampled_candidates() + specs
 
-    def sampled_candidates(self) -> list[Candidate]:
+    def sampled_candidates(self, decisions: set | None = None) -> list[Candidate]:
         """Guesses in the manner of Daikon, settled in the manner of Houdini: a state value (a
         `var`, a flow local, or one element of an array) that is the same in every sampled state
         at decision point d, and still the value it had at the game's first decision point, becomes
         the candidate "at d it is still untouched" (at the end of the game: any common value). Typical catch: what set-up has not touched
         yet while set-up runs. (Values that merely never changed in the sample are too often
-        false and hard to refute: they cost more solver time than they help.)"""
+        false and hard to refute: they cost more solver time than they help.)
+
+        `decisions`: only the guesses about those decision points (no "sets never share a
+        member", which are about every point)."""
         if not self.samples:
             return []
         start = self.samples[0]  # the first sample is a new game's first decision point
         by_pc: dict[int, list] = {}
         for raw in self.samples:
-            by_pc.setdefault(raw.pc, []).append(raw)
-        out = self.related_candidates(by_pc) + self.disjoint_candidates()
+            if decisions is None or raw.pc in decisions:
+                by_pc.setdefault(raw.pc, []).append(raw)
+        out = self.related_candidates(by_pc) + (self.disjoint_candidates() if decisions is None else [])
         kinds = [("V_", self.p.var_types, "vars"), ("L_", self.p.flow_locals, "locals")]
         for d, raws in sorted(by_pc.items()):
             for prefix, types, where in kinds:
@@ -328,7 +332,7 @@ class Prover:
 
         def at(state, snaps):
             return implies(eq_leaf(state.pc, num(d)), eq_leaf(total([a * f[2](state, snaps) for a, f in terms]), num(c)))
-        return Candidate(f"linear {text}@{d}", f"{text} is {c} at decision point {d}", None, at)
+        return Candidate(f"linear {text}@{d}", f"{text} is {c} at decision point {d}", None, at, d)
 
     def _relation_fact(self, d, fa, fb, sign: int, c: int) -> Candidate:
         op = "+" if sign > 0 else "-"
@@ -337,7 +341,7 @@ class Prover:
             a, b = fa[2](state, snaps), fb[2](state, snaps)
             return implies(eq_leaf(state.pc, num(d)), eq_leaf(a + b if sign > 0 else a - b, num(c)))
         return Candidate(f"related {fa[0]}{op}{fb[0]}@{d}", f"{fa[0]} {op} {fb[0]} is {c} at decision point {d}",
-                         None, at)
+                         None, at, d)
 
     def _constant_fact(self, d: int, where: str, name: str, t, path: tuple, value) -> Candidate:
         for i in path:
@@ -350,7 +354,7 @@ class Prover:
             for i in path:
                 v = v[i]
             return implies(eq_leaf(state.pc, num(d)), eq_val(v, lit))
-        return Candidate(f"sampled {label}@{d}", f"{label} is {value!r} at decision point {d}", None, at)
+        return Candidate(f"sampled {label}@{d}", f"{label} is {value!r} at decision point {d}", None, at, d)
 
     def _inv_at(self, inv):
         def at(state, snaps):
@@ -429,27 +433,33 @@ class Prover:
             v.seconds = seconds
         return verdicts
 
-    def _fixpoint(self, cands: list, given: list, timeout_ms: int, budget_s: float | None, failing: dict) -> list:
+    def _fixpoint(self, cands: list, given: list, timeout_ms: int, budget_s: float | None, failing: dict,
+                  glance_after: float = HINT_SHARE) -> list:
         """The largest subset of `cands` inductive relative to `given` (already inductive) and
         itself: drop what some alternative can break, repeat. With `budget_s`, what one
         alternative has not settled within that many seconds is dropped too (frame facts only:
-        they are help, not claims)."""
+        they are help, not claims), and past `glance_after` of the time to the deadline each
+        alternative gets a glance."""
         live = list(cands)
         claims = budget_s is None  # (the frame facts come with a budget per move)
         encoded: dict = {}  # (decision, alternative index, path, candidate name) -> what must hold after the move
         deltas: dict = {}  # (decision, alternative index, path) -> `size_deltas` of the move on that path
         pre_parts: dict = {}  # id of a candidate's term before a move -> (it, its conjuncts as is and simplified, their ids)
         remaining = (self.deadline - time.perf_counter()) if self.deadline is not None else 600.0
-        stage_end = time.perf_counter() + HINT_SHARE * remaining
+        stage_end = time.perf_counter() + glance_after * remaining
         while live:
             dropped: dict[str, tuple] = {}
             assume = self.assumptions(given + live)
+            # guesses each about one decision point hold after any move that cannot lead there
+            targets = {c.decision for c in live} if all(c.decision is not None for c in live) else None
             for d in self.decisions():
                 self.progress(f"induction at decision point {d}" + (" (frame facts)" if budget_s else ""))
                 for k, alt in enumerate(self.alternatives(d)):
+                    if targets is not None and not any(v is None or v in targets for v, _ in successor_cases(alt)):
+                        continue
                     sol = self.solver()
                     sol.set("timeout", timeout_ms)
-                    sol.add(*assume, *self._at(d, alt), alt.guard, *[o.cond for o in alt.pre + alt.step.obligations])
+                    sol.add(*assume, *self._at(d, alt), alt.guard, *[o.cond for o in alt.pre + (alt.step.obligations if targets is None else [])])
                     now = time.perf_counter()
                     # past the stage's share of the budget, frame facts get a glance each, not a look
                     deadline = self.deadline if budget_s is None else now + (budget_s if now < stage_end else 0.3)

@@ -69,6 +69,7 @@ class Candidate:
     sentence: str
     node: object  # InvariantDecl, or None for frame facts
     at: callable  # StateVars, snapshots -> Z3 Bool
+    decision: int | None = None  # the decision point a guess is about ("at d, ..."), where it is one
 
 
 class Relation:

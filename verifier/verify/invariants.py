@@ -15,8 +15,11 @@ the ones before left open, and the lemmas the proofs leave for the checks after 
    lemma so far: it finds the strengthening one-step induction and the frame facts lack, and its
    invariants become lemmas.
 
-`strengthen_checks` asks Spacer again, after `well_formed`'s proof, for the run-time checks that
-no proved invariant implied (e.g. "the pool has an item to draw" in a loop that draws from it).
+After `well_formed`'s proof, the run-time checks that no proved invariant implied (e.g. "the
+pool has an item to draw" in a loop that draws from it) are asked again with more lemmas:
+`sampled_facts_at_checks` first (the older engine's guesses from sampled states about those
+decision points and what the checks read: "the pool's size plus the loop's position is 8"),
+then `strengthen_checks` (Spacer on each check).
 
 A union of separately inductive sets is inductive, so the lemmas of every engine are kept
 together (`Prover.proved`) for `well_formed`, `no_deadlock` and the score bounds.
@@ -37,18 +40,22 @@ from ..smt.engines.intervals import BIG, analyse
 from ..smt.engines.spacer import Spacer
 from ..smt.parametric import parametric
 from ..smt.path_facts import path_facts
-from ..smt.prove import OutOfBudget, Prover, Unsettled, Verdict
+from ..smt.prove import HINT_BUDGET_S, HINT_TIMEOUT_MS, OutOfBudget, Prover, Unsettled, Verdict
 from ..smt.relation import Candidate, OutOfTime
 from ..smt.system import System
 from ..smt.transition import initial
 
-__all__ = ["build_system", "prove_invariants", "RESTS_ON"]
+__all__ = ["build_system", "prove_invariants", "sampled_facts_at_checks", "strengthen_checks", "RESTS_ON"]
 
 RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
 INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
 OLDER_SHARE = 0.75  # of the time left after the induction, for the older engine (Spacer gets the rest)
 SPACER_SHARE = 0.6  # of the time left after `well_formed`'s proof, for Spacer on its open checks
+# ... after the guesses from sampled states about the open checks' decision points, within this
+# share (on a seed game at 3 players, "the order pool's size plus the set-up loop's position" in
+# 4.9 s: the one open check of 893, which Spacer did not settle in its share)
+SAMPLED_SHARE = 0.8
 # True: a claim over many items is first asked over a symbolic item (`smt/parametric.py`), each
 # move's queries cut short after `induction.ITEM_MS` and the move then asked of the instances.
 # Off from the twentieth to the twenty-fifth stop: without that fallback it proved nothing the
@@ -261,6 +268,46 @@ def _as_candidates(formulas: list, start: int = 0) -> list:
     """Proved formulas as the older engine's Candidates (lemmas it assumes)."""
     return [Candidate(f"lemma {start + k}", "", None, (lambda f: lambda state, snaps: f)(f))
             for k, f in enumerate(formulas)]
+
+
+def sampled_facts_at_checks(prover: Prover, deadline: float | None, progress=None) -> bool:
+    """The guesses from sampled states (`Prover.sampled_candidates`) about the decision points of
+    the run-time checks the last `prover.obligations()` could not prove, those that read a leaf
+    the checks there read, each kept where inductive (the older engine's fixpoint, within
+    SAMPLED_SHARE of the time to `deadline`); True when one was: it is then a lemma
+    (`prover.proved`) and the checks are worth asking again. A relation the interval facts
+    cannot hold ("the pool's size plus the loop's position is 8", where the intervals have
+    each alone) is what a check inside a loop over set-up often rests on."""
+    system, failed = prover.system, prover.failed_checks
+    if system is None or not failed or not prover.samples or (deadline is not None and time.perf_counter() >= deadline):
+        return False
+    dag, rel = system.dag, prover.rel
+    pc = dag.support(system.pc_leaf)
+    reads: dict[int, int] = {}  # decision point -> the leaves its open checks read (support bits)
+    for d, _alt, o, _is_pre in failed:
+        reads[d] = reads.get(d, 0) | (dag.support(dag.add(o.cond)) & ~pc)
+    init = initial(prover.p, prover.n, prover.options)
+    guesses = [c for c in prover.sampled_candidates(set(reads))
+               if dag.support(dag.add(c.at(rel.state, rel.snaps))) & reads.get(c.decision, 0)
+               and is_true(z3.simplify(c.at(init.state, init.snapshots)))]
+    if not guesses:
+        return False
+    (progress or (lambda text: None))(f"{len(guesses)} guesses from sampled states where run-time checks are open")
+    saved = prover.deadline
+    prover.deadline = _share(deadline, SAMPLED_SHARE)
+    try:
+        # (a few guesses, each about one decision point: each move that leads there gets its look
+        # until the deadline, where the frame facts' hundreds get a glance past a share of it)
+        kept = prover._fixpoint(guesses, list(prover.proved or []), prover.timeout_ms, HINT_BUDGET_S, {},
+                                glance_after=1.0)
+    except Unsettled:
+        kept = []
+    finally:
+        prover.deadline = saved
+    if not kept:
+        return False
+    prover.proved = list(prover.proved or []) + kept
+    return True
 
 
 def strengthen_checks(prover: Prover, deadline: float | None, progress=None) -> bool:

@@ -31,7 +31,7 @@ from ..smt.encode import OutOfTime
 from ..smt.prove import Prover, Unsettled, Verdict
 from . import explore
 from .falsify import EXHAUSTIVE_SHARE, falsify
-from .invariants import RESTS_ON, build_system, prove_invariants, strengthen_checks
+from .invariants import RESTS_ON, build_system, prove_invariants, sampled_facts_at_checks, strengthen_checks
 from .lanes import LanePlan, SearchLane
 from .length import max_length
 from .score_witness import extreme_games
@@ -462,10 +462,12 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                 # path to every end: complete, it settles them for less than Spacer asked
                 # check by check (a poker count at 10 players: 4 s against 17 s in vain)
                 checks_on_paths(PATHS_BEFORE_SPACER)
-            # a run-time check no proved invariant implies: Spacer may find its strengthening
-            if name == RESTS_ON and budget.spacer and verdicts[name].status == "unknown" and \
-                    name not in violated and prover.failed_checks and strengthen_checks(prover, prover.deadline, say):
-                verdicts[name] = check()
+            # a run-time check no proved invariant implies: a guess from sampled states about its
+            # decision point may be the lemma it lacks; else Spacer may find its strengthening
+            for strengthen, asked in ((sampled_facts_at_checks, True), (strengthen_checks, budget.spacer)):
+                if name == RESTS_ON and asked and verdicts[name].status == "unknown" and \
+                        name not in violated and prover.failed_checks and strengthen(prover, prover.deadline, say):
+                    verdicts[name] = check()
         if name != RESTS_ON and verdicts[name].status == "proved":
             verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
 
