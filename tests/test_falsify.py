@@ -406,14 +406,8 @@ class _StateClock:
         return self.now
 
 
-@pytest.mark.parametrize("deadline, stretch_to, complete", [
-    (3900, None, False),  # its share ends in tic-tac-toe's eighth level (3,870 states before it)
-    (3900, 9000, True),  # from the eighth level on the levels shrink: forecast to end by 8,430
-    (3900, 8000, False),  # ... which is past this later deadline: it stops at the first
-    (3800, 9000, False),  # the share ends while the levels still grow: no forecast, it stops
-])
-def test_the_exhaustive_search_runs_past_its_share_where_its_shrinking_levels_foretell_its_end(
-        monkeypatch, deadline, stretch_to, complete):
+def _ticking_tictactoe(monkeypatch) -> tuple:
+    """(a `_StateClock` that `falsify` reads, tic-tac-toe): each state the search visits is one tick."""
     from verifier.verify import falsify as falsify_module
     clock = _StateClock()
     monkeypatch.setattr(falsify_module, "time", clock)
@@ -423,7 +417,18 @@ def test_the_exhaustive_search_runs_past_its_share_where_its_shrinking_levels_fo
         clock.now += 1
         return visit(self, state, how)
     monkeypatch.setattr(Falsifier, "visit", ticking)
-    ttt = game(EXAMPLES / "tictactoe.rules")
+    return clock, game(EXAMPLES / "tictactoe.rules")
+
+
+@pytest.mark.parametrize("deadline, stretch_to, complete", [
+    (3900, None, False),  # its share ends in tic-tac-toe's eighth level (3,870 states before it)
+    (3900, 9000, True),  # from the eighth level on the levels shrink: forecast to end by 8,430
+    (3900, 8000, False),  # ... which is past this later deadline: it stops at the first
+    (3800, 9000, False),  # the share ends while the levels still grow: no forecast, it stops
+])
+def test_the_exhaustive_search_runs_past_its_share_where_its_shrinking_levels_foretell_its_end(
+        monkeypatch, deadline, stretch_to, complete):
+    clock, ttt = _ticking_tictactoe(monkeypatch)
     search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
     assert search.exhaustive(EXHAUSTIVE_STATES, deadline, stretch_to) is complete
     assert clock.now <= (deadline if stretch_to is None or not complete else stretch_to) + 1
@@ -436,22 +441,14 @@ def test_the_exhaustive_search_gives_way_before_a_growing_level_it_cannot_finish
     a count's 60 in vain). In tic-tac-toe's states, one tick each: the fifth level (756 states,
     after 334, three times the fourth) is forecast to end at 334 + 756 + 2,268 = 3,358; the sixth
     (1,260 after 1,090) at 4,450."""
-    from verifier.verify import falsify as falsify_module
-    clock = _StateClock()
-    monkeypatch.setattr(falsify_module, "time", clock)
-    visit = Falsifier.visit
-
-    def ticking(self, state, how):
-        clock.now += 1
-        return visit(self, state, how)
-    monkeypatch.setattr(Falsifier, "visit", ticking)
-    ttt = game(EXAMPLES / "tictactoe.rules")
+    clock, ttt = _ticking_tictactoe(monkeypatch)
     for deadline, stopped_at in ((3000, 334), (3400, 1090)):
         clock.now = 0.0
         search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
         assert search.exhaustive(EXHAUSTIVE_STATES, deadline) is False
         assert clock.now == stopped_at
     clock.now = 0.0  # without the forecast, the search runs to the deadline
+    from verifier.verify import falsify as falsify_module
     monkeypatch.setattr(falsify_module, "_cannot_finish", lambda *args: False)
     search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
     assert search.exhaustive(EXHAUSTIVE_STATES, 3000) is False
