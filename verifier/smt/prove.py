@@ -434,12 +434,14 @@ class Prover:
         return verdicts
 
     def _fixpoint(self, cands: list, given: list, timeout_ms: int, budget_s: float | None, failing: dict,
-                  glance_after: float = HINT_SHARE) -> list:
+                  glance_after: float = HINT_SHARE, lean: bool = False) -> list:
         """The largest subset of `cands` inductive relative to `given` (already inductive) and
         itself: drop what some alternative can break, repeat. With `budget_s`, what one
         alternative has not settled within that many seconds is dropped too (frame facts only:
         they are help, not claims), and past `glance_after` of the time to the deadline each
-        alternative gets a glance."""
+        alternative gets a glance. `lean`: the move's own run-time checks are not assumed (fewer
+        assumptions, so as sound, and a smaller query where the successor runs far; the frame
+        facts keep them: measured, an example's `well_formed` then missed its share)."""
         live = list(cands)
         claims = budget_s is None  # (the frame facts come with a budget per move)
         encoded: dict = {}  # (decision, alternative index, path, candidate name) -> what must hold after the move
@@ -459,7 +461,8 @@ class Prover:
                         continue
                     sol = self.solver()
                     sol.set("timeout", timeout_ms)
-                    sol.add(*assume, *self._at(d, alt), alt.guard, *[o.cond for o in alt.pre + (alt.step.obligations if targets is None else [])])
+                    sol.add(*assume, *self._at(d, alt), alt.guard,
+                            *[o.cond for o in alt.pre + ([] if lean else alt.step.obligations)])
                     now = time.perf_counter()
                     # past the stage's share of the budget, frame facts get a glance each, not a look
                     deadline = self.deadline if budget_s is None else now + (budget_s if now < stage_end else 0.3)

@@ -299,7 +299,7 @@ def sampled_facts_at_checks(prover: Prover, deadline: float | None, progress=Non
         # (a few guesses, each about one decision point: each move that leads there gets its look
         # until the deadline, where the frame facts' hundreds get a glance past a share of it)
         kept = prover._fixpoint(guesses, list(prover.proved or []), prover.timeout_ms, HINT_BUDGET_S, {},
-                                glance_after=1.0)
+                                glance_after=1.0, lean=True)
     except Unsettled:
         kept = []
     finally:
