@@ -438,18 +438,24 @@ def test_the_exhaustive_search_gives_way_before_a_growing_level_it_cannot_finish
     """While the levels grow, a complete search visits the next level and the one after, which
     is forecast to grow alike: where that cannot end by the (stretched) deadline, the search gives
     way before the level, not at the deadline in its midst (a seed game's fourth level: 5 s of
-    a count's 60 in vain). In tic-tac-toe's states, one tick each: the fifth level (756 states,
+    a count's 60 in vain). Only against a stretched deadline (`verify`'s), not a query's short one. In tic-tac-toe's states, one tick each: the fifth level (756 states,
     after 334, three times the fourth) is forecast to end at 334 + 756 + 2,268 = 3,358; the sixth
     (1,260 after 1,090) at 4,450."""
     clock, ttt = _ticking_tictactoe(monkeypatch)
     for deadline, stopped_at in ((3000, 334), (3400, 1090)):
         clock.now = 0.0
         search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
-        assert search.exhaustive(EXHAUSTIVE_STATES, deadline) is False
+        assert search.exhaustive(EXHAUSTIVE_STATES, deadline, deadline) is False
         assert clock.now == stopped_at
     clock.now = 0.0  # without the forecast, the search runs to the deadline
     from verifier.verify import falsify as falsify_module
     monkeypatch.setattr(falsify_module, "_cannot_finish", lambda *args: False)
+    search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
+    assert search.exhaustive(EXHAUSTIVE_STATES, 3000, 3000) is False
+    assert clock.now > 3000
+    clock.now = 0.0  # nor without a stretched deadline (a query's search)
+    monkeypatch.undo()
+    clock, ttt = _ticking_tictactoe(monkeypatch)
     search = Falsifier(ttt, ttt.engine.program, [NO_DEADLOCK], seed=1, deadline=10_000)
     assert search.exhaustive(EXHAUSTIVE_STATES, 3000) is False
     assert clock.now > 3000
