@@ -388,7 +388,7 @@ class Falsifier:
         before = 0  # the size of the level before `level`
         while level:
             # (only against a stretched deadline: the forecast is pessimistic where the growth
-            # slows, and a query's 2 s share gave up on tic-tac-toe under load where it completes)
+            # slows, and a query's 2 s share gave up on a small board game under load where it completes)
             if stretch_to is not None and _cannot_finish(stretch_to, began, len(seen) - len(level), before,
                                                          len(level)):
                 return False
