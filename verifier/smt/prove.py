@@ -146,6 +146,7 @@ class Prover:
         # (after a first look of the proofs that did not settle everything) starts from them
         self.built = None
         self.built_facts = None
+        self.intervals = None  # the interval analysis (`Intervals`), complete or cut short: resumed
 
     # ------------------------------------------------------------ helpers
     def solver(self) -> z3.Solver:

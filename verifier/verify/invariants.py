@@ -36,7 +36,7 @@ import time
 from ..ir import nodes as N
 from ..smt.encode import Encoder, and_all, eq_leaf, implies, is_true, lift, num, z3
 from ..smt.engines.induction import Claim, Induction, Outcome, instances_of
-from ..smt.engines.intervals import BIG, analyse
+from ..smt.engines.intervals import BIG, Intervals
 from ..smt.engines.spacer import Spacer
 from ..smt.parametric import parametric
 from ..smt.path_facts import path_facts
@@ -200,10 +200,11 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     return verdicts
 
 
-def build_system(prover: Prover, deadline: float | None, progress=None) -> tuple:
-    """(the engines' system, its interval facts or None where the analysis was cut short), built
-    once per prover (`Prover.built`): a first look of the proofs and the proofs after it share
-    them. Raises OutOfTime past `deadline`."""
+def build_system(prover: Prover, deadline: float | None, progress=None, intervals: bool = True) -> tuple:
+    """(the engines' system, its interval facts or None where the analysis was cut short or not
+    asked for: `intervals`), built once per prover (`Prover.built`): a first look of the proofs
+    and the proofs after it share them, and an analysis cut short goes on where it stopped
+    (`Prover.intervals`). Raises OutOfTime past `deadline`."""
     say = progress or (lambda text: None)
     say("building the transition system")
     prover.rel.deadline = deadline  # encoding a move raises OutOfTime past it
@@ -213,12 +214,15 @@ def build_system(prover: Prover, deadline: float | None, progress=None) -> tuple
             raise OutOfTime("out of time while building the transition system")
         system.transitions(d)
     prover.built = system
-    if prover.built_facts is not None:
+    if prover.built_facts is not None or not intervals:
         return system, prover.built_facts
-    say("interval analysis")
+    resumed = prover.intervals is not None
+    say("interval analysis, resumed where it was cut short" if resumed else "interval analysis")
     # at most a share of the time: without its facts the induction still runs (weaker)
     start = time.perf_counter()
-    facts = analyse(system, None if deadline is None else start + INTERVALS_SHARE * (deadline - start))
+    if prover.intervals is None:
+        prover.intervals = Intervals(system)
+    facts = prover.intervals.run(None if deadline is None else start + INTERVALS_SHARE * (deadline - start))
     if not facts.complete:
         say("interval analysis cut short: the induction goes on without its facts")
         return system, None  # a fixpoint cut short is no over-approximation: nothing of it is a fact

@@ -479,10 +479,13 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
         the quick search goes first, as before; the system is built once (`build_system`)."""
         try:
             # (what the proofs after a look that settles nothing build too: not in its time)
-            system, _ = build_system(prover, until(INVARIANTS_SHARE), say)
+            system, _ = build_system(prover, until(INVARIANTS_SHARE), say, intervals=False)
+            if len(system.leaves) > LOOK_LEAVES:
+                # no look: its interval analysis is left to the proofs (begun here, cut short
+                # at its share, it gave a seed game's count nothing for 7 s)
+                return False
+            build_system(prover, until(INVARIANTS_SHARE), say)
         except OutOfTime:
-            return False
-        if len(system.leaves) > LOOK_LEAVES:
             return False
         kept = dict(verdicts)
         prover.deadline = time.perf_counter() + LOOK_SHARE_OF_SEARCH * search_seconds(QUICK_SEARCH_SHARE)

@@ -199,7 +199,14 @@ class Evaluator:
                 return self.eval(args[1], env)
             if c == FALSE_I:
                 return self.eval(args[2], env)
-            if self.envs < MAX_ENVS:
+            support = self.dag.support
+            if self.envs < MAX_ENVS and not support(args[0]) & (support(args[1]) | support(args[2])):
+                # the condition reads nothing its branches read: narrowing by it leaves their
+                # values as they are, so each is evaluated here (the environments the split
+                # would make still count against MAX_ENVS, which then ends the splitting where
+                # it did before)
+                self.envs += 2
+            elif self.envs < MAX_ENVS:
                 yes = self.assume(args[0], env, True)
                 no = self.assume(args[0], env, False)
                 if yes is None:
@@ -522,22 +529,33 @@ class Intervals:
         self.feasible: dict[int, list] = {}  # d -> transitions not shown impossible
         self._last: dict[int, tuple] = {}  # id(transition) -> (the state it was evaluated from, outcome)
         self._read_bits: dict[int, int] = {}
+        self._todo: list[int] | None = None  # the worklist (None: not started)
+        self._growth: dict[tuple, int] = {}  # (decision point, leaf) -> growths of its bounds so far
 
-    def run(self) -> "Intervals":
+    def run(self, deadline: float | None | str = "as constructed") -> "Intervals":
+        """The fixpoint, until `deadline` (None: no deadline). Called again on
+        an analysis its deadline cut short, it goes on where it stopped: the worklist, the
+        growths and the states it reached are kept, so the fixpoint it completes is the one a
+        run without a cut reaches by the same steps (a count's first look at the proofs and its
+        proofs after the searches then share one analysis; before, each started over and a
+        seed game's was cut short twice)."""
         t0 = time.perf_counter()
+        if deadline != "as constructed":
+            self.deadline = deadline
         s = self.sys
-        start = Env()
-        for leaf, v in zip(s.leaves, s.initial):
-            start[leaf] = (v, v)
-        growth: dict[tuple, int] = {}
-        self.states[s.initial_pc] = start
-        todo = [s.initial_pc]
+        if self._todo is None:
+            start = Env()
+            for leaf, v in zip(s.leaves, s.initial):
+                start[leaf] = (v, v)
+            self.states[s.initial_pc] = start
+            self._todo = [s.initial_pc]
+        todo, growth = self._todo, self._growth
         pc = s.index[s.pc_leaf]
         eager_at = None if self.deadline is None else t0 + EAGER_AFTER * (self.deadline - t0)
         while todo:
             now = time.perf_counter()
             if self.deadline is not None and now > self.deadline:
-                self.seconds = now - t0
+                self.seconds += now - t0
                 return self
             self.eager = self.eager or (eager_at is not None and now > eager_at)
             # the earliest decision point in the flow first: its successors then take in the
@@ -562,7 +580,7 @@ class Intervals:
                             todo.append(target)
             self.feasible[d] = feasible
         self.complete = True
-        self.seconds = time.perf_counter() - t0
+        self.seconds += time.perf_counter() - t0
         return self
 
     def _outcome(self, tr, here: Env) -> list | None:
