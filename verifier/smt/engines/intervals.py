@@ -52,6 +52,10 @@ EAGER_GROWTHS = 1
 # bundled specs, 1000 gives the same intervals as 4000 at a fraction of the time, 300 some
 # wider ones (the figures: docs/architecture.md, "The interval analysis's cost")
 MAX_ENVS = 1000
+# an `if` is split by its condition only where a branch reads a leaf the condition reads; else
+# both branches are evaluated as they are, with the same values (benchmarks/interval_splits.py:
+# a seed game's analysis in 0.52-0.97 of the time at 2 and 3 players, the same intervals)
+SPLIT_ONLY_WHERE_READ = True
 MAX_SPLIT_DEPTH = 6  # nested constructive disjunctions (narrowing each side of an `or`/`if`)
 
 
@@ -200,7 +204,8 @@ class Evaluator:
             if c == FALSE_I:
                 return self.eval(args[2], env)
             support = self.dag.support
-            if self.envs < MAX_ENVS and not support(args[0]) & (support(args[1]) | support(args[2])):
+            if self.envs < MAX_ENVS and SPLIT_ONLY_WHERE_READ and \
+                    not support(args[0]) & (support(args[1]) | support(args[2])):
                 # the condition reads nothing its branches read: narrowing by it leaves their
                 # values as they are, so each is evaluated here (the environments the split
                 # would make still count against MAX_ENVS, which then ends the splitting where
