@@ -1518,3 +1518,41 @@ def test_a_check_in_a_set_up_loop_rests_on_a_guess_from_sampled_states():
     sampled_facts_at_checks(short, None)
     verdict = short.obligations()
     assert verdict.status == "unknown" and "something to draw from" in verdict.reason
+
+
+def test_a_check_in_a_set_up_loop_is_settled_on_the_paths_through_the_loop():
+    """The pool's draw is asked only in the set-up loop's six steps, in a game of a thousand:
+    bounded paths to a failing check settle it there, for no state after six steps is at the
+    draw or can come to it (`Prover.reach`'s `points`), where before they ran on to their depth,
+    open. Planted: a pool of five for six draws: the path to the failing check is found."""
+    from verifier.smt.prove import Prover
+    from verifier.verify.invariants import prove_invariants
+    from verifier.smt.encode import and_all, not_
+    from verifier.verify.length import max_length
+
+    long_game = POOL.replace("var got:", "var turns: 0..1000 = 0\nvar got:").replace(
+        'choose 0 { move done() "done" { } }',
+        'while turns < 1000 decreases 1000 - turns { choose 0 { move step() "steps" { turns += 1 } } }')
+
+    def prover_of(text: str) -> Prover:
+        program, diags = check_text(text, "pool.rules")
+        assert program is not None, [d.message for d in diags]
+        game = Game(Engine(program), 1, {})
+        prover = Prover(program, 1, dict(game.option_values), 20, samples=[])
+        prove_invariants(prover, [], None)
+        prover.obligations()
+        return prover
+
+    prover = prover_of(long_game)
+    draws = {c[0] for c in prover.unproved_checks}
+    assert draws and all(prover.p.decisions[d].node.__class__.__name__ == "Chance" for d in draws)
+    program = prover.p
+    assert all(max_length(program, 1, upto=program.decisions[d].node).chance == 6 for d in draws)
+    assert max_length(program, 1).decisions == 1001  # the game: far past the loop
+    reached = prover.reach_failed_checks(20)
+    assert reached.kind == "complete" and reached.depth <= 7
+    without = prover.reach(
+        [(c, and_all(prover._at(c[0], c[1]) + [c[1].guard, not_(c[2].cond)])) for c in prover.unproved_checks], 20)
+    assert without.kind == "open"  # no decision point named: the paths run to their depth
+    short = prover_of(long_game.replace("collect(i in Item)", "collect(i in Item where i < 5)"))
+    assert short.reach_failed_checks(20).kind == "reached"

@@ -146,6 +146,7 @@ class Prover:
         # (after a first look of the proofs that did not settle everything) starts from them
         self.built = None
         self.built_facts = None
+        self._lead_to = None  # `_leading_to`, once computed
         self.intervals = None  # the interval analysis (`Intervals`), complete or cut short: resumed
 
     # ------------------------------------------------------------ helpers
@@ -734,19 +735,25 @@ class Prover:
             v.seconds = time.perf_counter() - t0
         return out
 
-    def reach(self, goals: list, max_depth: int) -> "Reached":
+    def reach(self, goals: list, max_depth: int, points: list | None = None) -> "Reached":
         """Bounded model checking of bad states from the initial state: `goals` are (what, a
         formula over the free state and free choices that holds in a bad state). Each depth j
         asks every goal at the end of a j-step game; the first that is satisfiable is `reached`
         (the model gives s1..s_j). When no game goes on past depth j and the solver settled every
-        goal up to it, the answer is `complete`: no reachable state is bad. Else `open`. Raises
-        what `check_budget` raises at the deadline."""
+        goal up to it, the answer is `complete`: no reachable state is bad. `points`, one per
+        goal: the decision point its bad state is at (None: any); a goal whose point no state
+        after j steps is at or can come to (`_leading_to`) is settled there, and when every goal
+        is, the answer is `complete` too. Else `open`. Raises what `check_budget` raises at the
+        deadline."""
         init = initial(self.p, self.n, self.options)
         path = Path(self.rel, self.alternatives, self.check_budget)
         s0, snaps0 = path.state(0)
         sol = self.solver()
         sol.add(same_state(self.rel, s0, snaps0, init.state, init.snapshots))
         gave_up = False
+        goals = list(goals)
+        lead_to = self._leading_to() if points is not None else {}
+        points = list(points) if points is not None else [None] * len(goals)
         for j in range(max_depth + 1):
             self.check_budget()
             self.progress(f"bounded paths to a bad state: depth {j}")
@@ -758,6 +765,20 @@ class Prover:
                 if r == z3.sat:
                     return Reached("reached", j, sol.model(), path, what)
                 gave_up = gave_up or r == z3.unknown
+            # a goal about a decision point that no game can be at, or come to, after j steps is
+            # settled (every visit of it was asked): asked no further (a set-up loop's check is
+            # settled by the loop's few steps, in a game of hundreds)
+            pc = path.state(j)[0].pc
+            keep = []
+            for goal, d in zip(goals, points):
+                if d is not None:
+                    sol.set("timeout", self._call_ms())
+                    if sol.check(or_all([eq_leaf(pc, num(a)) for a in lead_to[d]])) == z3.unsat:
+                        continue
+                keep.append((goal, d))
+            if not keep and goals:
+                return Reached("open" if gave_up else "complete", j)
+            goals, points = [g for g, _ in keep], [d for _, d in keep]
             sol.set("timeout", self._call_ms())
             r = sol.check(not_(eq_leaf(path.state(j)[0].pc, num(-1))))
             if r == z3.unsat:
@@ -773,7 +794,32 @@ class Prover:
         goals = [(check, and_all(self._at(check[0], check[1]) + ([] if check[3] else [check[1].guard])
                                  + [not_(check[2].cond)]))
                  for check in self.unproved_checks]
-        return self.reach(goals, max_depth) if goals else Reached("open", 0)
+        return self.reach(goals, max_depth, [check[0] for check in self.unproved_checks]) if goals \
+            else Reached("open", 0)
+
+    def _leading_to(self) -> dict[int, set]:
+        """decision point d -> the decision points a state can be at and still come to d
+        (d among them), from the moves' successors (`successor_cases`)."""
+        if self._lead_to is not None:
+            return self._lead_to
+        points = self.decisions()
+        after = {d: set() for d in points}
+        for d in points:
+            for alt in self.alternatives(d):
+                for v, _ in successor_cases(alt):
+                    after[d] |= set(points) if v is None else ({v} if v >= 0 else set())
+        out = {}
+        for d in points:
+            seen, todo = {d}, [d]
+            while todo:
+                x = todo.pop()
+                for a in points:
+                    if x in after[a] and a not in seen:
+                        seen.add(a)
+                        todo.append(a)
+            out[d] = seen
+        self._lead_to = out
+        return out
 
     def deadlock_goals(self) -> list:
         """(decision point, "a state at it where the mover has no legal move") for every player

@@ -28,9 +28,12 @@ class Length:
     unbounded: tuple = ()  # `while` loops around decision points without a measure
 
 
-def max_length(program: Program, n: int, measure_hi: Callable | None = None) -> Length:
+def max_length(program: Program, n: int, measure_hi: Callable | None = None, upto=None) -> Length:
     """`measure_hi(expr)`: a `while` measure's upper bound, when the caller knows a tighter one
-    than its type's (the OpenSpiel adapter fixes the options at their loaded values)."""
+    than its type's (the OpenSpiel adapter fixes the options at their loaded values). `upto`, a
+    decision node: the longest the flow's top-level statements run up to the one holding it (a
+    bound on the steps before its last visit, when the `while` measures hold), None where it
+    has none."""
     if program.flow is None:
         return Length(0, 0)
     missing: list = []
@@ -78,8 +81,28 @@ def max_length(program: Program, n: int, measure_hi: Callable | None = None) -> 
             return (None if k is None or d is None else k * d), (None if k is None or c is None else k * c)
         return 0, 0
 
-    d, c = block(program.flow.body.stmts)
-    return Length(d, c, tuple(missing))
+    if upto is None:
+        d, c = block(program.flow.body.stmts)
+        return Length(d, c, tuple(missing))
+    # the flow's top-level statements up to the one that holds `upto`
+    for k, st in enumerate(program.flow.body.stmts):
+        if _holds(st, upto):
+            d, c = block(program.flow.body.stmts[:k + 1])
+            return Length(d, c, tuple(missing))
+    return Length(None, None, tuple(missing))
+
+
+def _holds(st, node) -> bool:
+    """Whether the statement `st` is `node` or holds it in a block of its own."""
+    if st is node:
+        return True
+    if isinstance(st, N.If):
+        bodies = [body for _, body in st.branches] + ([st.orelse] if st.orelse is not None else [])
+    elif isinstance(st, (N.For, N.While, N.Choose, N.Simultaneous)) and getattr(st, "body", None) is not None:
+        bodies = [st.body]
+    else:
+        return False
+    return any(_holds(x, node) for body in bodies for x in getattr(body, "stmts", ()))
 
 
 def _max(xs):

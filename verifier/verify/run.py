@@ -426,7 +426,16 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
             verdicts[name] = Verdict("proved", f"bounded-complete to {reached.depth}", proved_because(reached.depth),
                                      v.seconds + time.perf_counter() - t, details)
 
-    def checks_on_paths(within_stage: float | None = None) -> None:
+    def early(d: int) -> int | None:
+        """The steps within which every visit of decision point d comes, if at most `--depth`:
+        d is in the flow's first top-level statements, which run at most so long (a set-up
+        loop); else None."""
+        prefix = max_length(program, n, upto=program.decisions[d].node)
+        if prefix.decisions is None or prefix.chance is None or prefix.decisions + prefix.chance > budget.depth:
+            return None
+        return prefix.decisions + prefix.chance
+
+    def checks_on_paths(within_stage: float | None = None, steps: int | None = None) -> None:
         wf = verdicts.get(RESTS_ON)
         if RESTS_ON not in violated and wf is not None and wf.status == "unknown" and prover.unproved_checks \
                 and (left() is None or left() > 1):
@@ -434,9 +443,10 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
             # (on a short game, the paths go to every game's end: none reached is a proof, provided
             # `obligations` looked at every check)
             settle_on_paths(
-                RESTS_ON, "a failing check", lambda: prover.reach_failed_checks(to_end), _confirmed_check,
+                RESTS_ON, "a failing check", lambda: prover.reach_failed_checks(steps or to_end), _confirmed_check,
                 lambda depth: f"the {len(prover.unproved_checks)} run-time checks induction left open hold on "
-                              f"every game (no game goes on past {depth} steps); every other check is inductive",
+                              f"every game up to {depth} steps, past which no game is where they are asked; every "
+                              "other check is inductive",
                 {}, may_prove=prover.checks_examined, within_stage=within_stage)
 
     def checks_and_deadlocks_on_paths(within_stage: float | None = None) -> None:
@@ -462,6 +472,12 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                 # path to every end: complete, it settles them for less than Spacer asked
                 # check by check (a poker count at 10 players: 4 s against 17 s in vain)
                 checks_on_paths(PATHS_BEFORE_SPACER)
+            elif name == RESTS_ON and PATHS_BEFORE_SPACER and not short and prover.unproved_checks and \
+                    all(early(c[0]) is not None for c in prover.unproved_checks):
+                # so are checks asked only in the flow's first steps (a set-up loop's draws), on
+                # every path through those steps, with the stage's time: a seed game's count
+                # at 4 players settles its one open check so in 1.4 s, which its guesses did not
+                checks_on_paths(1.0, max(early(c[0]) for c in prover.unproved_checks))
             # a run-time check no proved invariant implies: a guess from sampled states about its
             # decision point may be the lemma it lacks; else Spacer may find its strengthening
             for strengthen, asked in ((sampled_facts_at_checks, True), (strengthen_checks, budget.spacer)):
