@@ -768,14 +768,14 @@ class Prover:
             # a goal about a decision point that no game can be at, or come to, after j steps is
             # settled (every visit of it was asked): asked no further (a set-up loop's check is
             # settled by the loop's few steps, in a game of hundreds)
+            # (one query per decision point, not per goal: a short game may leave many checks
+            # open at a few points)
             pc = path.state(j)[0].pc
-            keep = []
-            for goal, d in zip(goals, points):
-                if d is not None:
-                    sol.set("timeout", self._call_ms())
-                    if sol.check(or_all([eq_leaf(pc, num(a)) for a in lead_to[d]])) == z3.unsat:
-                        continue
-                keep.append((goal, d))
+            gone = {}
+            for d in set(points) - {None}:
+                sol.set("timeout", self._call_ms())
+                gone[d] = sol.check(or_all([eq_leaf(pc, num(a)) for a in lead_to[d]])) == z3.unsat
+            keep = [(goal, d) for goal, d in zip(goals, points) if d is None or not gone[d]]
             if not keep and goals:
                 return Reached("open" if gave_up else "complete", j)
             goals, points = [g for g, _ in keep], [d for _, d in keep]

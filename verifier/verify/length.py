@@ -98,7 +98,7 @@ def _holds(st, node) -> bool:
         return True
     if isinstance(st, N.If):
         bodies = [body for _, body in st.branches] + ([st.orelse] if st.orelse is not None else [])
-    elif isinstance(st, (N.For, N.While, N.Choose, N.Simultaneous)) and getattr(st, "body", None) is not None:
+    elif isinstance(st, (N.For, N.While)):
         bodies = [st.body]
     else:
         return False

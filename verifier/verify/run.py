@@ -472,12 +472,13 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                 # path to every end: complete, it settles them for less than Spacer asked
                 # check by check (a poker count at 10 players: 4 s against 17 s in vain)
                 checks_on_paths(PATHS_BEFORE_SPACER)
-            elif name == RESTS_ON and PATHS_BEFORE_SPACER and not short and prover.unproved_checks and \
-                    all(early(c[0]) is not None for c in prover.unproved_checks):
+            elif name == RESTS_ON and PATHS_BEFORE_SPACER and not short and prover.unproved_checks:
                 # so are checks asked only in the flow's first steps (a set-up loop's draws), on
                 # every path through those steps, with the stage's time: a seed game's count
                 # at 4 players settles its one open check so in 1.4 s, which its guesses did not
-                checks_on_paths(1.0, max(early(c[0]) for c in prover.unproved_checks))
+                steps = [early(d) for d in {c[0] for c in prover.unproved_checks}]
+                if None not in steps:
+                    checks_on_paths(1.0, max(steps))
             # a run-time check no proved invariant implies: a guess from sampled states about its
             # decision point may be the lemma it lacks; else Spacer may find its strengthening
             for strengthen, asked in ((sampled_facts_at_checks, True), (strengthen_checks, budget.spacer)):

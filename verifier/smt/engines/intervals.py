@@ -524,8 +524,8 @@ class Intervals:
     it says may be used). Past `EAGER_AFTER` of the time to its deadline, every growth widens
     at once (`eager`), so that it ends with facts, wider ones, where it could."""
 
-    def __init__(self, system: System, deadline: float | None = None):
-        self.sys, self.deadline = system, deadline
+    def __init__(self, system: System):
+        self.sys, self.deadline = system, None
         self.eager = False  # widening at the first growth (set once past EAGER_AFTER)
         self.ev = Evaluator(system.dag)
         self.states: dict[int, Env | None] = {d: None for d in system.decisions + [-1]}
@@ -537,7 +537,7 @@ class Intervals:
         self._todo: list[int] | None = None  # the worklist (None: not started)
         self._growth: dict[tuple, int] = {}  # (decision point, leaf) -> growths of its bounds so far
 
-    def run(self, deadline: float | None | str = "as constructed") -> "Intervals":
+    def run(self, deadline: float | None = None) -> "Intervals":
         """The fixpoint, until `deadline` (None: no deadline). Called again on
         an analysis its deadline cut short, it goes on where it stopped: the worklist, the
         growths and the states it reached are kept, so the fixpoint it completes is the one a
@@ -545,8 +545,7 @@ class Intervals:
         proofs after the searches then share one analysis; before, each started over and a
         seed game's was cut short twice)."""
         t0 = time.perf_counter()
-        if deadline != "as constructed":
-            self.deadline = deadline
+        self.deadline = deadline
         s = self.sys
         if self._todo is None:
             start = Env()
@@ -734,4 +733,4 @@ class Intervals:
 
 
 def analyse(system: System, deadline: float | None = None) -> Intervals:
-    return Intervals(system, deadline).run()
+    return Intervals(system).run(deadline)
