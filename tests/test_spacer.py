@@ -129,13 +129,13 @@ def test_a_crash_in_the_isolated_query_is_an_answer_not_the_end_of_verify():
     assert got["answer"] == "crash" and "signal" in got["why"]
 
 
-def _twins_proof(monkeypatch, samples: bool, spacer: bool = True):
+def _twins_proof(monkeypatch, samples: bool, spacer: bool = True, text: str = TWINS):
     """`prove_invariants` on TWINS: the sliced induction cannot prove `bounded` (not inductive
     alone), so the older engine is asked, then Spacer; the engines each record that they ran."""
     from verifier.engine.runtime import Engine, Game
     from verifier.verify import invariants
     from verifier.verify.run import _sample
-    program, diags = check_text(TWINS, "spacer.rules")
+    program, diags = check_text(text, "spacer.rules")
     states = _sample(Game(Engine(program), 1, {}), 20, 0, 200)[0] if samples else []
     prover = Prover(program, 1, {}, 10, samples=states)
     order = []
@@ -162,3 +162,70 @@ def test_spacer_proves_what_the_older_engine_left_open(monkeypatch):
     assert v.status == "proved" and "strengthening" in v.reason, v.reason
     v, order = _twins_proof(monkeypatch, samples=False, spacer=False)
     assert v.status == "unknown" and order == ["older"]
+
+
+def _first_pass_gives_up(monkeypatch) -> list:
+    """The sliced induction's first query of `bounded` made to give up, as it does on a seed
+    game's claims whose queries grow into a move's whole cone; returns the claims each of its
+    `_houdini` calls asked, in order."""
+    from verifier.smt.engines import induction as I
+    calls: list = []
+    houdini = I.Induction._houdini
+
+    def gives_up_first(self, claims, lemmas, *a, **k):
+        calls.append([c.name for c in claims])
+        if calls.count(["bounded"]) == 1 and calls[-1] == ["bounded"]:
+            return {"bounded": I.Outcome(False, "time")}, []
+        return houdini(self, claims, lemmas, *a, **k)
+    monkeypatch.setattr(I.Induction, "_houdini", gives_up_first)
+    return calls
+
+
+# a second claim, which the sliced induction proves in its first pass (the intervals do not: they
+# do not relate the two counters): the claim given up on then has a second look to come
+TWINS_AND_COUNT = TWINS + 'invariant close "twin never runs 14 ahead of count": twin <= count + 14\n'
+
+
+def test_a_claim_the_induction_gave_up_on_goes_to_the_older_engine_before_its_second_look(monkeypatch):
+    calls = _first_pass_gives_up(monkeypatch)
+    v, order = _twins_proof(monkeypatch, samples=True, text=TWINS_AND_COUNT)
+    assert v.status == "proved" and "frame facts" in v.reason, v.reason
+    # proved between the passes: no second look, and the older engine not asked again after
+    assert calls.count(["bounded"]) == 1 and order == ["older"], (calls, order)
+    # without the older engine between the passes: the second look (given up on again at once:
+    # no longer than the first), and the older engine after the induction proves it
+    from verifier.smt.engines import induction as I
+    monkeypatch.setattr(I, "ELSEWHERE_FIRST", False)
+    calls.clear()
+    v, order = _twins_proof(monkeypatch, samples=True, text=TWINS_AND_COUNT)
+    assert v.status == "proved" and calls.count(["bounded"]) == 2 and order == ["older"], (calls, order)
+
+
+def test_what_the_older_engine_could_not_prove_between_the_passes_it_is_not_asked_again(monkeypatch):
+    # no samples: the older engine cannot prove `bounded` between the passes; nothing new is proved
+    # after it, so it is not asked the same again; the second look is, and Spacer proves it
+    calls = _first_pass_gives_up(monkeypatch)
+    v, order = _twins_proof(monkeypatch, samples=False, text=TWINS_AND_COUNT)
+    assert calls.count(["bounded"]) == 2 and order == ["older", "spacer"], (calls, order)
+    assert v.status == "proved" and "strengthening" in v.reason, v.reason
+    # planted: a claim that does not hold is proved by none of them
+    calls = _first_pass_gives_up(monkeypatch)
+    v, order = _twins_proof(monkeypatch, samples=True, text=TWINS_AND_COUNT.replace("twin <= 6", "twin <= 5"))
+    assert v.status != "proved" and order[0] == "older", (v, order)
+
+
+def test_the_older_engines_frame_facts_are_proved_once_a_prover():
+    from verifier.engine.runtime import Engine, Game
+    from verifier.verify.run import _sample
+    program, diags = check_text(TWINS, "spacer.rules")
+    states = _sample(Game(Engine(program), 1, {}), 20, 0, 200)[0]
+    prover = Prover(program, 1, {}, 10, samples=states)
+    asked = []
+    fixpoint = prover._fixpoint
+    prover._fixpoint = lambda cands, *a, **k: asked.append([c.name for c in cands]) or fixpoint(cands, *a, **k)
+    assert prover.invariants()["bounded"].status == "proved"
+    frame = [names for names in asked if names and "bounded" not in names]
+    assert len(frame) == 1, asked  # the frame facts' fixpoint, then the claim's
+    asked.clear()
+    assert prover.invariants()["bounded"].status == "proved"
+    assert not any(names and "bounded" not in names for names in asked), asked  # the first call's frame facts

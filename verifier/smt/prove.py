@@ -148,6 +148,7 @@ class Prover:
         self.built_facts = None
         self._lead_to = None  # `_leading_to`, once computed
         self.intervals = None  # the interval analysis (`Intervals`), complete or cut short: resumed
+        self.frame_facts: list | None = None  # the frame facts `invariants` proved, once it has
 
     # ------------------------------------------------------------ helpers
     def solver(self) -> z3.Solver:
@@ -387,8 +388,13 @@ class Prover:
         failing: dict[str, tuple] = {}
         hints, alone = given, []
         try:
-            hints = given + self._fixpoint([c for c in live if c.node is None], given,
-                                           min(self.timeout_ms, HINT_TIMEOUT_MS), HINT_BUDGET_S, {})
+            if self.frame_facts is None:
+                self.frame_facts = self._fixpoint([c for c in live if c.node is None], given,
+                                                  min(self.timeout_ms, HINT_TIMEOUT_MS), HINT_BUDGET_S, {})
+            # (proved by an earlier call, from what it was given: true in every reachable state,
+            # as all it rested on was, so as good a start now: on a seed game the same 271 facts
+            # took 4-5 s at each call)
+            hints = given + self.frame_facts
             # each claim alone first (small formulas: one invariant over the frame facts), then
             # what is left together, helped by the ones proved alone
             singles = [c for c in live if c.node is not None]
@@ -1285,36 +1291,49 @@ def _line(a: list, b: list) -> tuple[int, int, int] | None:
 def linear_equalities(rows: list[tuple]) -> list[tuple[list[int], int]]:
     """A basis of the linear equalities sum(a_i * x_i) == c that every row satisfies, as
     (integer coefficients, c): the null space of the rows extended with a constant column, in
-    reduced row echelon form (sparse: one free column per equality), exact over fractions."""
-    from fractions import Fraction
-    from math import lcm
+    reduced row echelon form (sparse: one free column per equality), exact.
+
+    Fraction-free: each row is kept as integers divided by their gcd (a multiple of the reduced
+    row over the rationals, which is unique, so the basis is the one `Fraction`s give). On a seed
+    game's 30 sampled games, `Fraction` arithmetic took 2.2 s a prover (12 decision points)."""
     width = len(rows[0]) + 1 if rows else 0
-    basis: list[list] = []  # reduced rows; pivots[i] is the pivot column of basis[i]
+    basis: list[list[int]] = []  # reduced rows, each primitive; pivots[i] is the pivot column of basis[i]
     pivots: list[int] = []
+
+    def primitive(v: list[int], col: int) -> list[int]:
+        g = math.gcd(*v)
+        if v[col] < 0:
+            g = -g
+        return [x // g for x in v] if g != 1 else v
+
     for row in set(rows):
-        v = [Fraction(x) for x in row] + [Fraction(-1)]  # sum(a x) - c = 0  <=>  (x, -1) . (a, c) = 0
+        v = list(row) + [-1]  # sum(a x) - c = 0  <=>  (x, -1) . (a, c) = 0
         for b, col in zip(basis, pivots):
             if v[col]:
-                v = [x - v[col] * y for x, y in zip(v, b)]
+                f, h = b[col], v[col]
+                v = [x * f - h * y for x, y in zip(v, b)]
         col = next((i for i, x in enumerate(v) if x), None)
         if col is None:
             continue
-        v = [x / v[col] for x in v]
+        v = primitive(v, col)
         for i, b in enumerate(basis):
             if b[col]:
-                basis[i] = [x - b[col] * y for x, y in zip(b, v)]
+                f, h = v[col], b[col]
+                basis[i] = primitive([x * f - h * y for x, y in zip(b, v)], pivots[i])
         basis.append(v)
         pivots.append(col)
         if len(basis) == width:
             return []
     out = []
     for free in (i for i in range(width) if i not in pivots):
-        vec = [Fraction(0)] * width
-        vec[free] = Fraction(1)
+        # each pivot column's value: -b[free] / b[col] (the other pivots are 0 in b), scaled to integers
+        scale = math.lcm(*(b[col] for b, col in zip(basis, pivots) if b[free])) if basis else 1
+        vec = [0] * width
+        vec[free] = scale
         for b, col in zip(basis, pivots):
-            vec[col] = -b[free]
-        scale = lcm(*(x.denominator for x in vec))
-        ints = [int(x * scale) for x in vec]
+            vec[col] = -b[free] * scale // b[col]
+        g = math.gcd(*vec)
+        ints = [x // g for x in vec]
         out.append((ints[:-1], ints[-1]))
     return out
 

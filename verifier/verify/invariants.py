@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import operator
 import time
+from dataclasses import replace
 
 from ..ir import nodes as N
 from ..smt.encode import Encoder, and_all, eq_leaf, implies, is_true, lift, num, z3
@@ -51,6 +52,7 @@ RESTS_ON = "well_formed"  # what every inductive proof assumes (successors withi
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
 INDUCTION_SHARE = 0.75  # of the time left after the intervals, for the sliced induction
 OLDER_SHARE = 0.75  # of the time left after the induction, for the older engine (Spacer gets the rest)
+BETWEEN_SHARE = 0.6  # of the invariants' time left, for the older engine between the induction's passes
 SPACER_SHARE = 0.6  # of the time left after `well_formed`'s proof, for Spacer on its open checks
 # ... after the guesses from sampled states about the open checks' decision points, within this
 # share (on a seed game at 3 players, "the order pool's size plus the set-up loop's position" in
@@ -92,6 +94,7 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     lemmas: list = []
     system = None
     open_claims: list = []
+    between = None  # the older engine between the induction's passes (`_Between`)
     try:
         system, facts = build_system(prover, deadline, say)
         if facts is not None:
@@ -139,6 +142,7 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
             # without Spacer the induction keeps the whole time (the older engine gets what it leaves)
             induction = Induction(system, facts, prover.timeout_ms / 1000,
                                   _share(deadline, INDUCTION_SHARE) if spacer else deadline, say)
+            induction.elsewhere = between = _Between(prover, live, list(lemmas), deadline)
             # the claims read over a symbolic item first (one formula per move whatever their
             # instances: where each item is, which a count kept through a loop over the items
             # rests on — on a seed game its points, on "an item is in one place at most"), then
@@ -148,7 +152,10 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
                                     where_loops_are)
             lemmas += [f for f in induction.lemmas if f not in lemmas]
             for c in open_claims:
-                verdicts[c.name] = _induction_verdict(p, c, results[c.name], time.perf_counter() - t0, system)
+                if results[c.name].kind == "elsewhere":
+                    verdicts[c.name] = replace(between.verdicts[c.name], seconds=time.perf_counter() - t0)
+                else:
+                    verdicts[c.name] = _induction_verdict(p, c, results[c.name], time.perf_counter() - t0, system)
     except (OutOfBudget, OutOfTime, _Late):
         for inv in live:
             verdicts.setdefault(inv.name, Verdict("unknown", "induction", prover._spent(), time.perf_counter() - t0))
@@ -159,6 +166,12 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     # the older engine proved the two claims left in 6-12 s where Spacer, asked first, spent
     # 36-43 s and proved neither (docs/architecture.md, "The induction, eleventh stop")
     still = [inv for inv in live if verdicts.get(inv.name) is None or verdicts[inv.name].status != "proved"]
+    if between is not None and between.tried and \
+            {c.name for c in open_claims if verdicts[c.name].status == "proved"} == \
+            between.proved_then | set(between.verdicts):
+        # the older engine had those claims between the induction's passes, with every claim
+        # proved now: asked again, they are the same queries
+        still = [inv for inv in still if inv.name not in between.tried]
     if still and (deadline is None or time.perf_counter() < deadline):
         say("mutual induction with frame facts")
         prover.spec_invariants = still
@@ -228,6 +241,44 @@ def build_system(prover: Prover, deadline: float | None, progress=None, interval
         return system, None  # a fixpoint cut short is no over-approximation: nothing of it is a fact
     prover.built_facts = facts
     return system, facts
+
+
+class _Between:
+    """The older engine (`Prover.invariants`: whole queries, frame facts proposed from sampled
+    states) on the claims the sliced induction's first pass gave up on, before their second looks
+    (`Induction.elsewhere`). Records what it tried, with which claims proved then, and its verdicts
+    on the claims it proved."""
+
+    def __init__(self, prover: Prover, live: list, lemmas: list, deadline: float | None):
+        # `lemmas`: the facts proved before the induction (the intervals', the flow's structure),
+        # which it is not given (smaller queries) but the older engine needs; `deadline`: the
+        # invariants' (a share of the time to it: what it proves, the second looks and the older
+        # engine after the induction need not)
+        self.prover, self.live, self.lemmas, self.deadline = prover, live, lemmas, deadline
+        self.tried: set[str] = set()
+        self.proved_then: set[str] = set()
+        self.verdicts: dict[str, Verdict] = {}
+
+    def __call__(self, gave_up: list, given: list, proved_then: set) -> set[str]:
+        prover = self.prover
+        names = {c.name for c in gave_up}
+        prover.progress(f"mutual induction with frame facts, for {len(names)} claim{'s' if len(names) != 1 else ''} "
+                        "the induction gave up on")
+        self.tried |= names
+        self.proved_then = set(proved_then)
+        saved = prover.spec_invariants, prover.deadline, prover.proved
+        prover.spec_invariants = [inv for inv in self.live if inv.name in names]
+        prover.deadline = _share(self.deadline, BETWEEN_SHARE)
+        try:
+            seen = {f.get_id() for f in self.lemmas}
+            out = prover.invariants(given=_as_candidates(self.lemmas + [f for f in given if f.get_id() not in seen]))
+        except Unsettled:
+            out = {}
+        finally:
+            prover.spec_invariants, prover.deadline, prover.proved = saved
+        won = {name: v for name, v in out.items() if name in names and v.status == "proved"}
+        self.verdicts.update(won)
+        return set(won)
 
 
 def _induction_verdict(p, c, out: Outcome, seconds: float, system: System | None = None) -> Verdict:

@@ -77,6 +77,9 @@ AGAIN_S = 2.0
 # (`run`); False: a fair share of all that is left, as before (kept for
 # `benchmarks/second_look.py`)
 SECOND_LOOK_NO_LONGER = True
+# with `Induction.elsewhere` set: the claims the first pass gave up on are asked of that engine
+# before their second looks (False: the second looks first)
+ELSEWHERE_FIRST = True
 # the first look at an instance whose successor reads much the instance does not (`_abstract`)
 ABSTRACT_MS = 1000
 # one iteration of a decision-free loop on the way of a move (`_through_cuts`): its abstracted
@@ -136,7 +139,8 @@ class Claim:
 class Outcome:
     proved: bool
     # when not proved: "sat" (a counterexample to induction), "unknown", "time"; when proved:
-    # "item" (over a symbolic item, `Claim.param`), "spacer", or "" (instance by instance)
+    # "item" (over a symbolic item, `Claim.param`), "spacer", "elsewhere" (by `Induction.elsewhere`),
+    # or "" (instance by instance)
     kind: str = ""
     decision: int | None = None
     move: str = ""
@@ -208,6 +212,13 @@ class Induction:
         self._alone_won: set = set()  # names of claims an instance of which `_kept_alone` settled
         # (id(transition), claim name) -> [instances settled alone there, looks that failed]
         self._alone_tally: dict = {}
+        # another engine for the claims the first pass gave up on, asked before their second
+        # looks: (claims, every formula proved so far, the names of the claims proved so far) ->
+        # the names it proved. It keeps its own time: it may spend what the second looks would.
+        # On a seed game two claims given up on took 21 s of second looks in vain or nearly
+        # (one was proved there, the other not), where the older engine's whole queries over
+        # sampled frame facts then proved both in 3-5 s (`notes/issue11.md`, forty-third stop)
+        self.elsewhere = None
 
     # ------------------------------------------------------------ facts
     def fact_terms(self, d: int, leaves: list) -> list:
@@ -390,13 +401,25 @@ class Induction:
         gave_up = [c for c in claims if not results[c.name].proved and results[c.name].kind != "sat"
                    and c not in out_of_time]
         left: list = []
-        if len(claims) > 1:
+        together = broken
+        if len(claims) > 1 and RETRY_ALONE:
             # each broken claim again on its own, assuming what every claim of the first pass left
             # (those after it in the order too): a claim that rests on a later one (a count bounded
             # by an allowance, on the claim that pins the allowance) is proved in its own small
             # fixpoint; asked together with the rest, one claim the solver struggles with would
             # run the time out for all of them
-            together = self._again(broken, lemmas, results, proved, assumed, final, 1) if RETRY_ALONE else broken
+            together = self._again(broken, lemmas, results, proved, assumed, final, 1)
+        if ELSEWHERE_FIRST and self.elsewhere is not None and gave_up:
+            # (after those quick retries: the other engine may spend the time up to `final`)
+            settled = self.elsewhere(gave_up, lemmas + [f for alive in proved.values() for f in alive],
+                                     {name for name, out in results.items() if out.proved})
+            for c in gave_up:
+                if c.name in settled:
+                    # inductive with what that engine proved beside it: the conjunction of every
+                    # proved formula stays inductive, so the claims after it may assume it
+                    record(c, Outcome(True, "elsewhere"), list(c.instances))
+            gave_up = [c for c in gave_up if c.name not in settled]
+        if len(claims) > 1:
             if together:
                 others = [f for name, alive in proved.items() for f in alive]
                 # a share of the time left, not all of it: the claims given up on and those over a
