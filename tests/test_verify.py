@@ -12,6 +12,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verifier.cli import main
 from verifier.engine.runtime import Engine, Game, GameState
@@ -909,6 +911,49 @@ def test_linear_equalities_of_a_sample():
     assert linear_equalities([(1, 2), (2, 7), (5, 1)]) == []
     assert ([0, 1], 4) in [(cs, c) if cs[1] > 0 else ([-x for x in cs], -c)
                            for cs, c in linear_equalities([(1, 4), (2, 4), (3, 4)])]
+
+
+def _equalities_over_fractions(rows: list) -> list:
+    """The reference: the null space of the rows (with a constant column) by Gauss-Jordan
+    elimination over `Fraction`s, as `linear_equalities` computed it until the forty-third stop."""
+    from fractions import Fraction
+    from math import lcm
+    width = len(rows[0]) + 1 if rows else 0
+    basis, pivots = [], []
+    for row in sorted(set(rows)):
+        v = [Fraction(x) for x in row] + [Fraction(-1)]
+        for b, col in zip(basis, pivots):
+            v = [x - v[col] * y for x, y in zip(v, b)]
+        col = next((i for i, x in enumerate(v) if x), None)
+        if col is None:
+            continue
+        v = [x / v[col] for x in v]
+        basis = [[x - b[col] * y for x, y in zip(b, v)] for b in basis]
+        basis.append(v)
+        pivots.append(col)
+    out = []
+    for free in (i for i in range(width) if i not in pivots):
+        vec = [Fraction(0)] * width
+        vec[free] = Fraction(1)
+        for b, col in zip(basis, pivots):
+            vec[col] = -b[free]
+        scale = lcm(*(x.denominator for x in vec))
+        ints = [int(x * scale) for x in vec]
+        out.append((ints[:-1], ints[-1]))
+    return out if len(basis) < width else []
+
+
+@given(st.integers(1, 6).flatmap(lambda w: st.tuples(
+    st.lists(st.lists(st.integers(-3, 3), min_size=w, max_size=w), max_size=3),
+    st.lists(st.lists(st.integers(-5, 20), min_size=w, max_size=w), max_size=10))))
+def test_linear_equalities_are_those_of_exact_rational_elimination(case):
+    # rows over w free columns and up to 3 columns tied to them: the integer elimination finds the
+    # same reduced basis as elimination over fractions (the basis is unique; the order of the rows
+    # is not the same in the two)
+    from verifier.smt.prove import linear_equalities
+    ties, free = case
+    rows = [tuple(x) + tuple(sum(a * b for a, b in zip(t, x)) + k for k, t in enumerate(ties)) for x in free]
+    assert linear_equalities(rows) == _equalities_over_fractions(rows)
 
 
 def test_small_games_are_proved_by_enumeration():
