@@ -7,7 +7,8 @@ the ones before left open, and the lemmas the proofs leave for the checks after 
    facts of the flow's structure (`smt/path_facts.py`: "inside `while C`, C held"), those the
    induction shows inductive;
 3. induction (`engines/induction.py`): per-claim Houdini over sliced queries, then the claims a
-   move broke again, with every instance that survived as a lemma;
+   move broke again, with every instance that survived as a lemma; the claims whose first pass
+   it gave up on go to the older engine (4.) before their second looks (`_Between`);
 4. the older mutual induction of `smt/prove.py` with its frame facts (proposed from sampled
    states), for the claims still open, with a share of what is left: it proves what needs a
    frame fact the interval facts do not give (e.g. a sum of two counters);

@@ -304,7 +304,9 @@ class Induction:
         harder). A claim over many items (`Claim.param`) is first asked over a symbolic item,
         on its own, before the other claims; those not proved so, together, still before them;
         and only then instance by instance, after the other claims' first pass
-        (`_over_an_item`); one over a symbolic item not proved is asked again last (`_last`)."""
+        (`_over_an_item`); one over a symbolic item not proved is asked again last (`_last`).
+        With `elsewhere` set, the claims the first pass gave up on are asked of that engine after
+        the broken claims' retries alone and before their own second looks."""
         lemmas = list(lemmas or [])
         results: dict[str, Outcome] = {}
         proved: dict[str, list] = {}
