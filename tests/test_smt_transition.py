@@ -327,6 +327,38 @@ def pinned(v, pairs):
     return z3.simplify(z3.substitute(v, *pairs)) if pairs else z3.simplify(v)
 
 
+def free_to_engine(program, state, sym, free_snaps=None) -> list:
+    """Substitution pairs from a free state's leaves (and free loop snapshots', if given) to an
+    engine state's literals."""
+    conc = concrete(program, state)
+    pairs = [(sym.pc, conc.pc), (sym.cur, conc.cur)]
+    for name in program.var_types:
+        pairs += leaf_pairs(sym.vars[name], conc.vars[name])
+    for name in program.flow_locals:
+        pairs += leaf_pairs(sym.locals[name], conc.locals[name])
+    snaps = snapshots_of(program, state)
+    for key, value in (free_snaps or {}).items():
+        if key.startswith("M_"):
+            pairs.append((value, snaps[key]))
+            continue
+        items, j = value
+        have, hj = snaps[key]
+        pairs += [(items.length, have.length), (j, hj)]
+        for i, x in enumerate(items.items):
+            pairs += leaf_pairs(x, have.items[i] if i < len(have.items) else x)
+    return [(a, b) for a, b in pairs if not a.eq(b)]
+
+
+def pinned_step(program, n, options, step, pairs) -> T.Step:
+    """A successor of a free state with that state replaced by an engine state's literals."""
+    return T.Step(StateVars(program, n, options, None, values={
+        "vars": {k: pinned(v, pairs) for k, v in step.state.vars.items()},
+        "locals": {k: pinned(v, pairs) for k, v in step.state.locals.items()},
+        "pc": pinned(step.state.pc, pairs), "cur": pinned(step.state.cur, pairs)}),
+        {k: pinned(v, pairs) if k.startswith("M_") else (pinned(v[0], pairs), pinned(v[1], pairs))
+         for k, v in step.snapshots.items()}, [])
+
+
 def symbolic_agreement(config, seeds=range(2), actions=2, free_snapshots=False) -> tuple[list[str], int]:
     """The successor of a *free* state (branches of the flow forked and merged), pinned to an
     engine state, equals the engine's successor."""
@@ -341,26 +373,10 @@ def symbolic_agreement(config, seeds=range(2), actions=2, free_snapshots=False) 
             if p < 0:
                 continue
             n = state.s.n
-            sym, conc = StateVars(program, n, state_options(program, state), 0), concrete(program, state)
-            pairs = [(sym.pc, conc.pc), (sym.cur, conc.cur)]
-            for name in program.var_types:
-                pairs += leaf_pairs(sym.vars[name], conc.vars[name])
-            for name in program.flow_locals:
-                pairs += leaf_pairs(sym.locals[name], conc.locals[name])
-            snaps = snapshots_of(program, state)
-            if free_snapshots:  # loop snapshots free too, pinned to the engine's
-                free = T.fresh_snapshots(program, n)
-                for key, value in free.items():
-                    if key.startswith("M_"):
-                        pairs.append((value, snaps[key]))
-                        continue
-                    items, j = value
-                    have, hj = snaps[key]
-                    pairs += [(items.length, have.length), (j, hj)]
-                    for i, x in enumerate(items.items):
-                        pairs += leaf_pairs(x, have.items[i] if i < len(have.items) else x)
-                snaps = free
-            pairs = [(a, b) for a, b in pairs if not a.eq(b)]
+            sym = StateVars(program, n, state_options(program, state), 0)
+            free = T.fresh_snapshots(program, n) if free_snapshots else None  # pinned to the engine's
+            pairs = free_to_engine(program, state, sym, free)
+            snaps = free if free_snapshots else snapshots_of(program, state)
             legal = state.legal_actions(p)
             for a in rng.sample(legal, min(actions, len(legal))):
                 mv, values = state._decode(a)
@@ -369,12 +385,7 @@ def symbolic_agreement(config, seeds=range(2), actions=2, free_snapshots=False) 
                 step = successor(program, n, sym.options, sym, state.s.pc, mi, params, snaps, player=num(p))
                 after = state.clone()
                 after.apply_action(a)
-                got = T.Step(StateVars(program, n, sym.options, None, values={
-                    "vars": {k: pinned(v, pairs) for k, v in step.state.vars.items()},
-                    "locals": {k: pinned(v, pairs) for k, v in step.state.locals.items()},
-                    "pc": pinned(step.state.pc, pairs), "cur": pinned(step.state.cur, pairs)}),
-                    {k: pinned(v, pairs) if k.startswith("M_") else (pinned(v[0], pairs), pinned(v[1], pairs))
-                     for k, v in step.snapshots.items()}, [])
+                got = pinned_step(program, n, sym.options, step, pairs)
                 bad += [f"{spec} seed {seed} action {a}: {d}" for d in differences(program, got, after)]
                 bad += [f"{spec} seed {seed} action {a}: obligation fails: {o.sentence}"
                         for o in step.checks if not holds(z3.substitute(o.cond, *pairs))]
@@ -524,3 +535,63 @@ def test_replaying_a_bodys_obligations_and_the_outcome_stop_at_the_deadline():
     time.sleep(0.05)
     verdict = prover.obligations()
     assert verdict.status == "unknown" and "encoding the outcome's checks" in verdict.reason
+
+
+# ---------------------------------------------------------------------- the relation's cases
+
+def relation_agreement(spec: str, players: int, moves: set, seeds) -> tuple[list[str], int]:
+    """At engine states whose decision point offers one of `moves`, the relation's alternatives
+    over the free state (its cases: loop positions, seats), pinned to the state: for a random
+    legal action, exactly one alternative of that move covers the state, its guard holds with
+    the action's parameters, its checks hold, and its successor is the engine's."""
+    from verifier.smt.relation import Relation
+    g = Game(engine(spec), players, {})
+    program = engine(spec).program
+    rel = Relation(program, players, dict(g.option_values))
+    bad, checked = [], 0
+    for seed in seeds:
+        rng = random.Random(3000 + seed)
+        for state in decision_states(g, seed):
+            p = state.current_player()
+            d = state.s.pc
+            if p < 0 or not any(m.move.name in moves for m in program.decisions[d].moves):
+                continue
+            pairs = free_to_engine(program, state, rel.state, rel.snaps)
+            a = rng.choice(state.legal_actions(p))
+            mv, values = state._decode(a)
+            mi = next(m for m in program.moves if m.offset == mv[1] and m.decision == mv[7])
+            covering = [alt for alt in rel.alternatives(d) if alt.label.split(" ")[0] == mi.move.name
+                        and (alt.pin is None or holds(z3.substitute(alt.pin, *pairs)))]
+            if len(covering) != 1:
+                bad.append(f"seed {seed} {mi.move.name}: {len(covering)} alternatives cover the state")
+                continue
+            alt = covering[0]
+            given = pairs + [(alt.params[q.name], literal(t, v, players))
+                             for q, t, v in zip(mi.move.params, mi.param_types, values)]
+            if not holds(z3.substitute(alt.guard, *given)):
+                bad.append(f"seed {seed} {alt.label}: the guard fails on a legal action")
+            bad += [f"seed {seed} {alt.label}: obligation fails: {o.sentence}"
+                    for o in alt.pre + alt.step.checks if not holds(z3.substitute(o.cond, *given))]
+            after = state.clone()
+            after.apply_action(a)
+            got = pinned_step(program, players, rel.state.options, alt.step, given)
+            bad += [f"seed {seed} {alt.label}: {d}" for d in differences(program, got, after)]
+            checked += 1
+    return bad, checked
+
+
+def test_the_relations_cases_split_innermost_first_agree_with_the_engine():
+    """Ramen's choices inside a round's steps and turns: their loop positions split innermost
+    first (the round's position, which a move's walk reads only at the round's end, is not:
+    12 alternatives for the 1's swap at 2 players, not 108), and each case, pinned to engine
+    states, is the engine's move."""
+    from verifier.smt.relation import Relation
+    program = engine("ramen").program
+    rel = Relation(program, 2, {})
+    swap = next(m.decision for m in program.moves if m.move.name == "swap_one")
+    labels = [alt.label for alt in rel.alternatives(swap)]
+    assert len(labels) == 12 and all("step=" in x and "round=" not in x for x in labels), labels
+    bad, checked = relation_agreement("ramen", 2, {"swap_one", "keep_one", "swap_kinds", "keep_order", "take",
+                                                   "keep_own"}, range(24))
+    assert checked >= 20
+    assert not bad, "\n".join(bad[:10])

@@ -21,7 +21,7 @@ from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
 from .encode import (CTX, TRUE, Encoder, NotEncoded, OutOfTime, SeqVal, encoding_deadline, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_num, is_true, lift,
                      num, or_all, range_constraints, same, select)
-from .transition import (Step, chance_draw, chance_successor, decision_paths, fresh, fresh_params,
+from .transition import (Step, chance_draw, chance_successor, decision_paths, fork_limit, fresh, fresh_params,
                          fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
 
 __all__ = ["Alternative", "Relation", "Candidate", "SuccessorPath", "at_pc", "successor_cases", "successor_paths"]
@@ -29,6 +29,15 @@ __all__ = ["Alternative", "Relation", "Candidate", "SuccessorPath", "at_pc", "su
 MAX_JOINT = 64  # combinations of move kinds at a simultaneous node encoded one by one
 MAX_CASES = 256  # cases of loop positions at one decision point
 MAX_SPLIT = 256  # values of a choice asked one by one when the solver cannot settle it at once
+# forks a walk may make in the first build of a decision point inside loops whose positions can be
+# split into cases: past it, the build starts again split. On the bundled specs a walk that
+# succeeds without the split forks at most 19 times; one that fails forks to the walk's own limit
+# (256), up to 3 s a decision point on a seed game (`benchmarks/encode_time.py`)
+UNSPLIT_FORKS = 32
+# the positions of the loops around a decision point split innermost first, one loop more at each
+# build that fails, rather than all at once: a loop whose position the walk never reads (a round's,
+# read by a move only at the round's end) then multiplies no alternatives (False: none, then all)
+SPLIT_INNERMOST_FIRST = True
 
 
 @dataclass
@@ -92,18 +101,28 @@ class Relation:
             # built, by the encoders themselves: one move can unfold past any budget
             line = self.p.decisions[d].node.span.line
             with encoding_deadline(self.deadline, f"out of time while encoding the decision point at line {line}"):
-                try:
-                    self._alts[d] = self._build(d, split_positions=False)
-                except NotEncoded:
-                    self._alts[d] = self._build(d, split_positions=True)
+                loops = len(self._static_loops(d))
+                # how many of the innermost loops' positions each build splits: none, then (with
+                # SPLIT_INNERMOST_FIRST) one loop more at a time, then all of them. A walk that
+                # would fork past UNSPLIT_FORKS is given up early where a split is still there to
+                # fall back on.
+                tries = list(range(loops + 1)) if SPLIT_INNERMOST_FIRST else sorted({0, loops})
+                for k, split in enumerate(tries):
+                    try:
+                        with fork_limit(UNSPLIT_FORKS if k < len(tries) - 1 else None):
+                            self._alts[d] = self._build(d, split)
+                        break
+                    except NotEncoded:
+                        if k == len(tries) - 1:
+                            raise
         return self._alts[d]
 
-    def _build(self, d: int, split_positions: bool) -> list[Alternative]:
+    def _build(self, d: int, split: int) -> list[Alternative]:
         p, n, o = self.p, self.n, self.options
         info = p.decisions[d]
         node = info.node
         out = []
-        for label, s, snaps, held in self._cases(d, split_positions):
+        for label, s, snaps, held in self._cases(d, split):
             self._tick(node)
             if isinstance(node, N.Chance):
                 t = p.type_of(node.source).elem
@@ -143,13 +162,13 @@ class Relation:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             raise OutOfTime(f"out of time while encoding the decision point at line {node.span.line}")
 
-    def _cases(self, d: int, split_positions: bool) -> list:
+    def _cases(self, d: int, split: int) -> list:
         """The free state at d split into cases by facts of the flow's structure: (label, state,
         snapshots, condition linking the case to the free state or None).
 
         - enclosing `for` loops over collections that do not depend on the state hold exactly
-          those items (the snapshot was taken from that very collection); with
-          `split_positions`, one case per position in each (the loop variable its item);
+          those items (the snapshot was taken from that very collection); the `split`
+          innermost of them one case per position (the loop variable its item);
         - entry pins (`_entry_pins`);
         - the mover: a `choose` naming its player by a variable, one case per seat, so every
           `x[mover]` in the move and the flow after it indexes one element."""
@@ -159,21 +178,13 @@ class Relation:
         snaps = dict(self.snaps)
         held = []
         splits = []  # (key, loop var, static items)
-        frames = decision_paths(self.p)[d]
-        for k in range(1, len(frames)):
-            stmts, j = frames[k - 1]
-            loop = stmts[j]
-            if not (isinstance(loop, N.For) and id(loop) in self._keys):
-                continue
-            static = self._static_items(loop)
-            key = self._keys[id(loop)][0]
+        loops = self._static_loops(d)
+        for depth, (loop, key, static) in enumerate(loops):
             items, jv = snaps[key]
-            if static is None or len(static) > len(items.items):
-                continue
             held.append(eq_leaf(items.length, num(len(static))))
             held += [eq_val(items.items[i], v) for i, v in enumerate(static)]
             snaps[key] = (SeqVal(num(len(static)), tuple(static) + tuple(items.items[len(static):])), jv)
-            if split_positions:
+            if depth >= len(loops) - split:
                 splits.append((key, loop.var, static))
         for x, v in self._entry_pins(d).items():
             where = base_locals if x in base_locals else base_vars if x in base_vars else None
@@ -210,6 +221,20 @@ class Relation:
                 state = StateVars(self.p, self.n, self.options, None,
                                   values={"vars": vars_, "locals": locals_, "pc": s0.pc, "cur": cur})
                 out.append((f" ({', '.join(label)})" if label else "", state, sn, and_all(cond) if cond else None))
+        return out
+
+    def _static_loops(self, d: int) -> list[tuple]:
+        """[(loop, snapshot key, items)]: the `for` loops around decision point d over collections
+        that do not depend on the state, whose items fit the loop's snapshot."""
+        out = []
+        frames = decision_paths(self.p)[d]
+        for loop, _body in self._around(frames):
+            if not (isinstance(loop, N.For) and id(loop) in self._keys):
+                continue
+            static = self._static_items(loop)
+            key = self._keys[id(loop)][0]
+            if static is not None and len(static) <= len(self.snaps[key][0].items):
+                out.append((loop, key, static))
         return out
 
     def loop_positions(self, d: int) -> list[tuple]:

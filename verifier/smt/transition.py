@@ -28,6 +28,7 @@ loops in pre-order). Every leaf is a Z3 term from `encode`.
 """
 from __future__ import annotations
 
+import contextlib
 import operator
 from dataclasses import dataclass, field
 
@@ -39,11 +40,25 @@ from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, 
                      is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, real,
                      same_sort, select, total, Obligation)
 
-__all__ = ["Frame", "Exec", "Step", "merge", "successor", "loop_alone", "loop_steps_alone", "joint_successor", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
+__all__ = ["Frame", "Exec", "Step", "merge", "successor", "loop_alone", "loop_steps_alone", "joint_successor", "fork_limit", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
 WHILE_BOUND = 64  # iterations a decision-free `while` is unrolled (a "bound" obligation says it suffices)
 CONCRETE_LOOP_LIMIT = 10_000  # a literal loop running longer is reported, not followed
 MAX_CUT_STATES = 512  # states kept per move at the iterations of its loops (`Exec.cuts`)
+_FORK_LIMIT: list = [None]  # forks a walk may make while `fork_limit` is open (None: `FlowWalk.MAX_FORKS`)
+
+
+@contextlib.contextmanager
+def fork_limit(limit: int | None):
+    """Walks started while this is open give up (`NotEncoded`) past `limit` forks. A caller with a
+    cheaper encoding to fall back on (`Relation.alternatives`) need not pay for a walk that is
+    going to fail."""
+    saved = _FORK_LIMIT[0]
+    _FORK_LIMIT[0] = limit
+    try:
+        yield
+    finally:
+        _FORK_LIMIT[0] = saved
 
 
 # ====================================================================== values
@@ -650,6 +665,7 @@ class FlowWalk(Exec):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.forks = 0
+        self.max_forks = _FORK_LIMIT[0] if _FORK_LIMIT[0] is not None else self.MAX_FORKS
         self.tasks = 0
         self.on_its_own = False  # walking what follows an `if` on one side's frame (`_fork`)
 
@@ -704,8 +720,8 @@ class FlowWalk(Exec):
         stands, or None; the frame of the paths that stopped, or None), then the condition of
         those (all relative to here), and where the walk stands (`join` or `base`)."""
         self.forks += 1
-        if self.forks > self.MAX_FORKS:
-            raise NotEncoded(f"the flow walk forked {self.MAX_FORKS} times before reaching decision points")
+        if self.forks > self.max_forks:
+            raise NotEncoded(f"the flow walk forked {self.max_forks} times before reaching decision points")
         saved = self.fr
         sides = []
         for g, stack in ((c, yes), (not_(c), no)):
