@@ -95,7 +95,8 @@ class Relation:
     def alternatives(self, d: int) -> list[Alternative]:
         """The alternatives at decision point d. A walk that forks past its limit (a loop
         position left free lets the walk unroll a loop around the decision without end) is
-        retried with the positions of the enclosing `for` loops split into cases."""
+        retried with the positions of the enclosing `for` loops split into cases, the innermost
+        loop's first."""
         if d not in self._alts:
             # the deadline is looked at between cases (`_tick`) and, while a move's terms are
             # built, by the encoders themselves: one move can unfold past any budget
