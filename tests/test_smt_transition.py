@@ -595,3 +595,19 @@ def test_the_relations_cases_split_innermost_first_agree_with_the_engine():
                                                    "keep_own"}, range(24))
     assert checked >= 20
     assert not bad, "\n".join(bad[:10])
+
+
+def test_a_walk_gives_up_past_the_fork_limit_it_is_given():
+    """`fork_limit` caps the forks of the walks started under it (the relation's first build,
+    which has a split to fall back on); outside it, the walk's own limit holds again."""
+    program = engine("joins").program
+    sym = StateVars(program, 2, {}, 0)
+    flip = next(m for m in program.moves if m.move.name == "flip")
+
+    def walk():
+        return successor(program, 2, {}, sym, flip.decision, flip, {"i": num(0)}, T.fresh_snapshots(program, 2),
+                         player=num(0))
+    with T.fork_limit(1):
+        with pytest.raises(NotEncoded, match="forked 1 times"):
+            walk()
+    assert walk().state is not None
