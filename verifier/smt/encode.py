@@ -365,6 +365,41 @@ class SetVal(tuple):
     __slots__ = ()
 
 
+class SizedSet(SetVal):
+    """A set value that also carries `size`, a term equal to its number of members, where an
+    edit knows it more simply than the sum of its bits does: `add x to S` leaves S's size plus
+    one unless x was there, whatever the other bits are. A goal about a set's size after a move
+    then reads the size before plus that one term; over the sum of the bits the solver had to
+    find the one member among 45 that changed (measured on a seed game's deal: the hands' sizes
+    were not settled in 10 s a guess). `set_size` reads it; every value built from the bits
+    alone is a plain SetVal again, whose size is the sum of its bits, so a SizedSet is only ever
+    a shortcut to the same number."""
+
+
+# sets built by an edit or an `If` carry their size (`SizedSet`); off: every size is the sum of
+# the bits (benchmarks/sized_sets.py compares the two)
+SIZED_SETS = True
+
+
+def sized(bits, size) -> SetVal:
+    """A set of these bits whose size is `size`, a term or a function making it when asked (most
+    sets a walk builds are never asked their size)."""
+    if not SIZED_SETS:
+        return SetVal(bits)
+    out = SizedSet(bits)
+    out.size = size
+    return out
+
+
+def set_size(v: SetVal):
+    """The number of members of a set value."""
+    if not isinstance(v, SizedSet):
+        return total([bool_int(b) for b in v])
+    if callable(v.size):
+        v.size = v.size()
+    return v.size
+
+
 class SeqVal(NamedTuple):
     """A sequence: `length` and a fixed number of item slots (slots past the length mean nothing)."""
 
@@ -385,7 +420,10 @@ def zero_like(v):
 
 
 def _pad_set(a: SetVal, size: int) -> SetVal:
-    return a if len(a) >= size else SetVal(tuple(a) + (FALSE,) * (size - len(a)))
+    if len(a) >= size:
+        return a
+    bits = tuple(a) + (FALSE,) * (size - len(a))
+    return sized(bits, a.size) if isinstance(a, SizedSet) else SetVal(bits)
 
 
 def _pad_items(items: tuple, cap: int, like: tuple) -> tuple:
@@ -419,7 +457,13 @@ def _ite_val_open(ca, a, b):
         return a
     if isinstance(a, SetVal):
         size = max(len(a), len(b))
-        return SetVal(x if x is y else _ite_open(ca, x, y) for x, y in zip(_pad_set(a, size), _pad_set(b, size)))
+        bits = (x if x is y else _ite_open(ca, x, y) for x, y in zip(_pad_set(a, size), _pad_set(b, size)))
+        # the size of either, by the condition: a set chosen by a symbolic index (`hand[seat]`)
+        # has the size of the one chosen, which the solver need not find bit by bit
+        if not SIZED_SETS:
+            return SetVal(bits)
+        cond = z3.BoolRef(ca, CTX)  # held (counted by Z3) until the size is asked, if ever
+        return sized(bits, lambda: _ite_open(cond.as_ast(), set_size(a), set_size(b)))
     if isinstance(a, SeqVal):
         xs, ys = _same_seq_slots(a, b)
         return SeqVal(_ite_val_open(ca, a.length, b.length), tuple(_ite_val_open(ca, x, y) for x, y in zip(xs, ys)))
@@ -1567,7 +1611,7 @@ class Encoder:
 
     def b_size(self, e, args, types):
         v = args[0]
-        return total([bool_int(b) for b in v]) if isinstance(v, SetVal) else v.length
+        return set_size(v) if isinstance(v, SetVal) else v.length
 
     def b_abs(self, e, args, types):
         return lift(lambda a: z3.If(a >= 0, a, -a), args[0])

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from ..frontend.typecheck import Program
 from ..ir import nodes as N
 from ..ir.types import ArrayT, IntT, PlayerT, SeqT, SetT
-from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, encoding_deadline, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
+from .encode import (CTX, TRUE, Encoder, NotEncoded, SetVal, encoding_deadline, set_size, StateVars, and_all, same, int_range, bool_int, total, eq_leaf, eq_val, implies, is_false, is_num, is_true, literal, not_, num, or_all, with_values, z3)
 from .relation import Alternative, Candidate, OutOfTime, Relation, SuccessorPath, at_pc, successor_cases, successor_paths
 from .transition import initial, legal, fresh_params, outcome_checks
 from .dag import Dag
@@ -62,6 +62,14 @@ MAX_BOUND_STEPS = 8  # plain-solver steps past a score bound Optimize gave too t
 OPTIMIZE_MS = 2000
 MAX_SEARCH_CALLS = 64
 MAX_EXPANDED = 1024  # parameter combinations spelled out (rather than quantified) for no_deadlock
+# guesses from the samples: a set's size the same at every sample of a decision point
+# (`_constant_sizes`), and sizes by the position of the loop around it (`_by_loop_position`)
+CONSTANT_SIZES = True
+BY_LOOP_POSITION = True
+MAX_POSITIONS_SPLIT = 12  # positions of a loop its guesses are split by, at most
+MAX_PIECEWISE = 64  # guesses by loop position per decision point, at most
+RETRY_ON_PATHS = True  # frame facts given up on after a move asked again way by way (`_retry_on_paths`)
+SKIP_HELD = True  # goals the pre-state's assumptions state term for term are not asked (`_held_by_point`)
 
 
 @dataclass
@@ -137,6 +145,7 @@ class Prover:
         self.proved: list[Candidate] | None = None
         self.dropped: dict[str, Verdict] = {}
         self.failed_checks: list = []  # (decision point, alternative, obligation, a legality check?)
+        self.failed_deadlocks: list = []  # (decision point, the moves' conditions there) of the last `deadlocks()`
         # every check `obligations` did not prove (refuted or given up on), and whether it looked
         # at every one: bounded model checking settles them on a short game (`reach`)
         self.unproved_checks: list = []
@@ -297,6 +306,8 @@ class Prover:
             for i, col in enumerate(columns):
                 if len(set(col)) == 1 and feats[i][0].startswith(("J_", "len(I_")):
                     out.append(self._linear_fact(d, [(1, feats[i])], col[0]))
+            if CONSTANT_SIZES:
+                out += self._constant_sizes(d, raws, feats, columns)
             pairs = []  # (x, y): varying[x] and varying[y] are tied by a relation found here
             for x in range(len(varying)):
                 for y in range(x + 1, len(varying)):
@@ -328,7 +339,72 @@ class Prover:
                     if fact.name not in seen:
                         seen.add(fact.name)
                         out.append(fact)
+            if BY_LOOP_POSITION:
+                tied = {i for pair in pairs for i in pair}
+                loose = [i for i in varying if i not in tied and feats[i][0].startswith("size(")]
+                out += self._by_loop_position(d, raws, feats, columns, varying, loose)
         return out
+
+    def _constant_sizes(self, d: int, raws: list, feats: list, columns: list) -> list[Candidate]:
+        """Guesses "at d, this quantity is always c" for a set's size or a number that is the
+        same in every sample at d (a hand just dealt, a deck emptied, the round counter at a
+        move of the last round only), where its value is not the one the game began with (that
+        is `sampled_candidates`' guess already). Loop positions: `related_candidates`."""
+        out = []
+        start = self.samples[0]
+        for i, col in enumerate(columns):
+            label, value = feats[i][0], feats[i][3] if len(feats[i]) > 3 else feats[i][1]
+            if len(set(col)) == 1 and not label.startswith(("J_", "len(I_")) and \
+                    any(value(r) != value(start) for r in raws):
+                out.append(self._linear_fact(d, [(1, feats[i])], col[0]))
+        return out
+
+    def _by_loop_position(self, d: int, raws: list, feats: list, columns: list, varying: list,
+                          loose: list) -> list[Candidate]:
+        """Guesses by the position of the outermost loop still running at d, for the set sizes
+        no guess at d relates to anything (`loose`): "at d, while that loop is at position j,
+        this set holds c members", or "... c more or fewer than an inner loop's position". A loop
+        that fills one set per item of a range leaves that shape: the sets of the items before
+        the loop's own are full, the item's own holds as many as the inner loop has added, the
+        ones after it are empty. No single linear guess says that, so without these nothing
+        states what the loop left behind, and every guess after it about those sets is dropped
+        where it ends. Kept only for a size that every position explains (constant, or tied to
+        a quantity that varies within the position), at most MAX_PIECEWISE per decision point."""
+        outer = next((i for i in varying if feats[i][0].startswith("J_")), None)
+        if outer is None or not loose:
+            return []
+        by_position: dict[int, list[int]] = {}
+        for k, j in enumerate(columns[outer]):
+            by_position.setdefault(j, []).append(k)
+        if len(by_position) > MAX_POSITIONS_SPLIT or any(len(ks) < 2 for ks in by_position.values()):
+            return []
+        inner = [i for i in varying if i != outer and feats[i][0].startswith("J_")]
+        out = []
+        for i in loose:
+            facts = []
+            for j, ks in sorted(by_position.items()):
+                col = [columns[i][k] for k in ks]
+                if len(set(col)) == 1:
+                    facts.append(self._positioned_fact(d, feats[outer], j, [(1, feats[i])], col[0]))
+                    continue
+                line = next(((x, _line(col, [columns[x][k] for k in ks])) for x in inner
+                             if _line(col, [columns[x][k] for k in ks]) is not None), None)
+                if line is None or abs(line[1][0]) != 1 or abs(line[1][1]) != 1:
+                    break
+                x, (p, q, c) = line
+                facts.append(self._positioned_fact(d, feats[outer], j, [(p, feats[i]), (q, feats[x])], c))
+            else:
+                out += facts
+        return out[:MAX_PIECEWISE]
+
+    def _positioned_fact(self, d: int, loop, j: int, terms: list, c: int) -> Candidate:
+        text = " + ".join(f"{a}*{f[0]}" for a, f in terms)
+
+        def at(state, snaps):
+            here = and_all([eq_leaf(state.pc, num(d)), eq_leaf(loop[2](state, snaps), num(j))])
+            return implies(here, eq_leaf(total([a * f[2](state, snaps) for a, f in terms]), num(c)))
+        return Candidate(f"piecewise {text}@{d} {loop[0]}={j}", f"{text} is {c} at decision point {d} while "
+                         f"{loop[0]} is {j}", None, at, d)
 
     def _linear_fact(self, d, terms: list, c: int) -> Candidate:
         text = " + ".join(f"{a}*{f[0]}" for a, f in terms)
@@ -460,6 +536,7 @@ class Prover:
         while live:
             dropped: dict[str, tuple] = {}
             assume = self.assumptions(given + live)
+            held = self._held_by_point(assume) if SKIP_HELD else {}
             # guesses each about one decision point hold after any move that cannot lead there
             targets = {c.decision for c in live} if all(c.decision is not None for c in live) else None
             for d in self.decisions():
@@ -485,18 +562,23 @@ class Prover:
                     # more than its queries saved
                     paths = successor_paths(alt, by_value=not claims)
                     before = at_pc(alt.source[0], d) if alt.source else None
+                    settled_before = set(dropped)
                     for i, path in enumerate(paths):
                         # each path its share of what is left of the alternative's time (a path
                         # that runs the final scoring must not starve the others)
                         share = None if deadline is None else \
                             time.perf_counter() + (deadline - time.perf_counter()) / (len(paths) - i)
                         goals = {}
+                        here = held.get(d, ())
                         for c in live:
                             key = (d, k, i, c.name)
                             if key not in encoded:
                                 encoded[key] = self._what_changes(c, path, alt, before, pre_parts if claims else None)
-                            if not is_true(encoded[key]) and c.name not in dropped:
-                                goals[c.name] = encoded[key]
+                            goal = encoded[key]
+                            if here and not is_true(goal):
+                                goal = _less_held(goal, here)
+                            if not is_true(goal) and c.name not in dropped:
+                                goals[c.name] = goal
                         if not goals:
                             continue
                         sol.push()
@@ -508,11 +590,72 @@ class Prover:
                         self._houdini(sol, goals, dropped, d, alt, share, ms=timeout_ms, alone=True,
                                       hints=deltas[(d, k, i)], by_conjunct=claims)
                         sol.pop()
+                    if not claims and RETRY_ON_PATHS:
+                        self._retry_on_paths(sol, live, dropped, settled_before, d, alt, before, here, deadline,
+                                             timeout_ms)
             if not dropped:
                 return live
             failing.update(dropped)
             live = [c for c in live if c.name not in dropped]
         return live
+
+    def _retry_on_paths(self, sol, live: list, dropped: dict, settled_before: set, d: int, alt: Alternative,
+                        before, held, deadline, ms: int) -> None:
+        """The frame facts the solver gave up on after this move, asked again way by way
+        (`successor_paths`): on one way, what the others would change drops out, and a fact the
+        move leaves as it was then reads as one the pre-state holds (`_less_held`). A fact
+        holds if it holds on every way. Measured on a seed game: after its Grunchie's draw,
+        which can run on through the round's takes into the next round, the round counter of the
+        successor at the next take is an `If` over those ways, and every fact about the take
+        that reads it gave up, though on the ways that reach the take it is the round as it was."""
+        retry = {name for name, info in dropped.items()
+                 if name not in settled_before and info[0] == "unknown" and info[2] is alt}
+        if not retry:
+            return
+        cands = [c for c in live if c.name in retry]
+        open_: dict[str, tuple] = {}
+        for path in successor_paths(alt):
+            goals = {}
+            for c in cands:
+                if c.name in open_:
+                    continue
+                goal = self._what_changes(c, path, alt, before, None)
+                if held and not is_true(goal):
+                    goal = _less_held(goal, held)
+                if not is_true(goal):
+                    goals[c.name] = goal
+            if not goals:
+                continue
+            sol.push()
+            sol.add(path.term)
+            self._houdini(sol, goals, open_, d, alt, deadline, ms=ms, alone=True)
+            sol.pop()
+        for name in retry:
+            if name in open_:
+                dropped[name] = open_[name]
+            else:
+                del dropped[name]
+
+    def _held_by_point(self, assume: list) -> dict[int, set]:
+        """decision point d -> the ids of the formulas the assumptions state of a pre-state at d:
+        every conjunct of an assumption about all points, and of one about d alone ("at d, X"
+        reads `Or(Not(pc == d), X)`). A goal after a move that is, term for term, one of these
+        holds: it reads the very variables the pre-state has, and says of them what the pre-state
+        is assumed to satisfy (a fact about the next point that the move leaves as the fact
+        about this one stated it: a hand's size at the take, after a chance draw that leaves the
+        hands alone). Measured on a seed game: every fact about the points after its
+        Grunchie's draw was asked of the solver there, with hundreds of assumptions, and most gave
+        up at 300 ms each."""
+        pc = self.rel.state.pc
+        not_at = {not_(eq_leaf(pc, num(d))).get_id(): d for d in self.decisions()}
+        everywhere: set = set()
+        by_point: dict[int, set] = {d: set() for d in self.decisions()}
+        for a in assume:
+            if z3.is_or(a) and a.num_args() == 2 and a.arg(0).get_id() in not_at:
+                by_point[not_at[a.arg(0).get_id()]].update(x.get_id() for x in flatten_and(a.arg(1)))
+            else:
+                everywhere.update(x.get_id() for x in flatten_and(a))
+        return {d: ids | everywhere for d, ids in by_point.items()}
 
     @staticmethod
     def _what_changes(c: Candidate, path: SuccessorPath, alt: Alternative, before, pre_parts: dict | None):
@@ -1141,6 +1284,7 @@ class Prover:
         t0 = time.perf_counter()
         assume = self._proved_assumptions()
         p, s = self.p, self.rel.state
+        self.failed_deadlocks = []
         for d in self.decisions():
             info = p.decisions[d]
             if isinstance(info.node, N.Chance):
@@ -1154,6 +1298,13 @@ class Prover:
                 r = sol.check()
                 if r == z3.sat:
                     details: dict = {"decision": d}
+                    # the conditions of every mover there: the facts that rule this state out for
+                    # one seat are wanted for the others too
+                    everyone = list(conditions)
+                    for other in self._movers(info):
+                        if other is not who:
+                            self._some_move_legal(d, info, other, everyone)
+                    self.failed_deadlocks = [(d, and_all(everyone))]
                     read = ""
                     if self.system is not None:
                         # what the moves' conditions read in that state: what an invariant that
@@ -1269,6 +1420,15 @@ class Prover:
         return None
 
 
+def _less_held(goal, held: set):
+    """`goal` less its conjuncts whose ids are in `held` (TRUE when none is left)."""
+    if goal.get_id() in held:
+        return TRUE
+    if not z3.is_and(goal):
+        return goal
+    return and_all([x for x in flatten_and(goal) if x.get_id() not in held])
+
+
 def _line(a: list, b: list) -> tuple[int, int, int] | None:
     """(p, q, c) with p * a_k + q * b_k == c for every k, p > 0, coefficients coprime and at most
     MAX_COEFFICIENT, if the points (a_k, b_k) lie on such a line; else None."""
@@ -1362,19 +1522,22 @@ def _quantities(field: str, where: str, name: str, t, n: int) -> list:
     """(label, engine reader, Z3 reader) for the integer quantities of one state value."""
     if isinstance(t, (IntT, PlayerT)):
         return [(name, lambda raw: getattr(raw, field), lambda state, snaps: getattr(state, where)[name])]
+    # (sizes come with a fourth reader: the engine's value whose size they are)
     if isinstance(t, SetT):
         return [(f"size({name})", lambda raw: bin(getattr(raw, field)).count("1"),
-                 lambda state, snaps: total([bool_int(b) for b in getattr(state, where)[name]]))]
+                 lambda state, snaps: set_size(getattr(state, where)[name]),
+                 lambda raw: getattr(raw, field))]
     if isinstance(t, SeqT):
         return [(f"size({name})", lambda raw: len(getattr(raw, field)),
-                 lambda state, snaps: getattr(state, where)[name].length)]
+                 lambda state, snaps: getattr(state, where)[name].length,
+                 lambda raw: tuple(getattr(raw, field)))]
     if isinstance(t, ArrayT) and isinstance(t.index, PlayerT) and isinstance(t.elem, (SetT, SeqT, IntT)):
         out = []
         for i in range(n):
-            for label, get, z in _quantities(field, where, name, t.elem, n):
-                out.append((f"{label}[{i}]".replace(f"{name}[{i}]", f"{name}[{i}]"),
-                            lambda raw, g=get, i=i: _elem(g, raw, field, i),
-                            lambda state, snaps, z=z, i=i: z(_Indexed(state, where, name, i), snaps)))
+            for label, get, z, *value in _quantities(field, where, name, t.elem, n):
+                out.append((f"{label}[{i}]", lambda raw, g=get, i=i: _elem(g, raw, field, i),
+                            lambda state, snaps, z=z, i=i: z(_Indexed(state, where, name, i), snaps),
+                            *[lambda raw, g=g, i=i: _elem(g, raw, field, i) for g in value]))
         return out
     return []
 

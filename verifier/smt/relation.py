@@ -81,6 +81,11 @@ class Candidate:
     decision: int | None = None  # the decision point a guess is about ("at d, ..."), where it is one
 
 
+# guesses that a flow `let` before a decision point still has its definition's value there
+# (`Relation._let_fact`)
+LET_FACTS = True
+
+
 class Relation:
     def __init__(self, program: Program, n: int, options: dict):
         self.p, self.n, self.options = program, n, dict(options)
@@ -325,7 +330,24 @@ class Relation:
                 for cond in self._path_conditions(loop, body):
                     out.append(Candidate(f"path {cond.span}@{d}", f"the condition at {cond.span} holds at "
                                          f"decision point {d}", None, self._path_fact(d, cond)))
+            if LET_FACTS:
+                for stmts, i in paths[d]:
+                    for st in stmts[:i]:
+                        if isinstance(st, N.Let):
+                            out.append(Candidate(f"let {st.name}@{d}", f"`{st.name}` (line {st.span.line}) still "
+                                                 f"has the value of its definition at decision point {d}", None,
+                                                 self._let_fact(d, st)))
         return out
+
+    def _let_fact(self, d: int, let):
+        """A `let` before the decision point in a block around it still equals its definition
+        there: true when nothing the definition reads changed since (the last round's flag,
+        `let last = round == 9`, at every point of the round). A guess: what the flow changed
+        since makes it false, and the induction drops it."""
+        def fact(state: StateVars, snaps: dict):
+            value = Encoder(self.p, self.n, self.options, state).expr(let.value)
+            return implies(eq_leaf(state.pc, num(d)), eq_val(state.locals[let.name], value))
+        return fact
 
     def loop_candidates(self, points) -> list[Candidate]:
         """For each decision point in `points`, the facts of each `for` loop around it (the loop's

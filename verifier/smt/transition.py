@@ -38,7 +38,7 @@ from ..ir.types import ArrayT, PlayerT, SeqT, SetT, Type, is_int_like
 from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, SeqVal, SetVal, StateVars, and_, and_all,
                      default_value, dom_pos, dom_size, eq_leaf, eq_val, int_range, is_false, is_num,
                      is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, real,
-                     same_sort, select, total, Obligation)
+                     same_sort, select, set_size, sized, total, bool_int, Obligation)
 
 __all__ = ["Frame", "Exec", "Step", "merge", "successor", "loop_alone", "loop_steps_alone", "joint_successor", "fork_limit", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
@@ -573,13 +573,18 @@ class Exec:
                     lo, hi = int_range(ct.elem, self.n)
                     self.require(and_(lift(operator.le, num(lo), x), lift(operator.le, x, num(hi))), st.item,
                                  f"the item is a value of {ct.elem}")
-                self.update(st.target, lambda s: SetVal(or_(b, h) for b, h in zip(conform(s, ct, self.n), hit)))
+                def put(s):
+                    s = conform(s, ct, self.n)
+                    fresh = and_(or_all(hit), not_(or_all(and_(b, h) for b, h in zip(s, hit))))
+                    return sized((or_(b, h) for b, h in zip(s, hit)), lift(operator.add, set_size(s), bool_int(fresh)))
+                self.update(st.target, put)
                 return
 
             def rm(s):
                 s = conform(s, ct, self.n)
-                self.require(or_all(and_(b, h) for b, h in zip(s, hit)), st, "the item to remove is in the set")
-                return SetVal(and_(b, not_(h)) for b, h in zip(s, hit))
+                there = or_all(and_(b, h) for b, h in zip(s, hit))
+                self.require(there, st, "the item to remove is in the set")
+                return sized((and_(b, not_(h)) for b, h in zip(s, hit)), lift(operator.sub, set_size(s), bool_int(there)))
             self.update(st.target, rm)
             return
         self.update(st.target, lambda q: seq_remove_first(self, st, q, x))

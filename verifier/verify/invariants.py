@@ -47,7 +47,8 @@ from ..smt.relation import Candidate, OutOfTime
 from ..smt.system import System
 from ..smt.transition import initial
 
-__all__ = ["build_system", "prove_invariants", "sampled_facts_at_checks", "strengthen_checks", "RESTS_ON"]
+__all__ = ["build_system", "prove_invariants", "sampled_facts_at_checks", "sampled_facts_at_deadlocks",
+           "strengthen_checks", "RESTS_ON"]
 
 RESTS_ON = "well_formed"  # what every inductive proof assumes (successors within their ranges)
 INTERVALS_SHARE = 0.4  # of the invariants' time, for the interval analysis
@@ -346,9 +347,41 @@ def sampled_facts_at_checks(prover: Prover, deadline: float | None, progress=Non
     guesses = [c for c in prover.sampled_candidates(set(reads))
                if dag.support(dag.add(c.at(rel.state, rel.snaps))) & reads.get(c.decision, 0)
                and is_true(z3.simplify(c.at(init.state, init.snapshots)))]
+    return _kept_guesses(prover, guesses, deadline, progress, "where run-time checks are open")
+
+
+def sampled_facts_at_deadlocks(prover: Prover, deadline: float | None, progress=None) -> bool:
+    """As `sampled_facts_at_checks`, for the decision point where the last `prover.deadlocks()`
+    found a state with no legal move: the samples' guesses about sets' sizes, and which sets
+    share no member (`_about_sizes`), at every decision point, that read a leaf the moves'
+    conditions there read, with the facts of the flow's structure (`Relation.frame_candidates`).
+    Every point, not only that one: a player has a card to play in each round because the hand
+    shrinks by one a round, from the hand the deal left, which is what the guesses at the deal's
+    point say (piecewise in its loop's position). True when one was kept."""
+    system, failed = prover.system, prover.failed_deadlocks
+    if system is None or not failed or not prover.samples or (deadline is not None and time.perf_counter() >= deadline):
+        return False
+    dag, rel = system.dag, prover.rel
+    pc = dag.support(system.pc_leaf)
+    reads = 0
+    for _d, conditions in failed:
+        reads |= dag.support(dag.add(conditions)) & ~pc
+    init = initial(prover.p, prover.n, prover.options)
+    # with the facts of the flow's structure (where each loop is, what its variable is, the
+    # conditions and `let`s on the way in): a deal's count rests on its loop's position
+    guesses = [c for c in prover.sampled_candidates() if _about_sizes(c)
+               and dag.support(dag.add(c.at(rel.state, rel.snaps))) & reads] + rel.frame_candidates()
+    guesses = [c for c in guesses if is_true(z3.simplify(c.at(init.state, init.snapshots)))]
+    return _kept_guesses(prover, guesses, deadline, progress, "where a state with no legal move was found")
+
+
+def _kept_guesses(prover: Prover, guesses: list, deadline: float | None, progress, where: str) -> bool:
+    """The older engine's fixpoint over `guesses` (Candidates), from what `prover` has proved,
+    within SAMPLED_SHARE of the time to `deadline`: what it keeps joins `prover.proved`. True
+    when it kept one."""
     if not guesses:
         return False
-    (progress or (lambda text: None))(f"{len(guesses)} guesses from sampled states where run-time checks are open")
+    (progress or (lambda text: None))(f"{len(guesses)} guesses from sampled states {where}")
     saved = prover.deadline
     prover.deadline = _share(deadline, SAMPLED_SHARE)
     try:
@@ -406,6 +439,14 @@ def _over_an_item(p, n: int, options: dict, state, inv, instances: int):
     if not OVER_AN_ITEM or instances <= ITEM_INSTANCES:
         return None
     return parametric(Encoder(p, n, options, state), inv)
+
+
+def _about_sizes(c) -> bool:
+    """A sampled guess relating a set's size to something (`Prover.related_candidates`), or one
+    that two sets share no member (`Prover.disjoint_candidates`): a card added to a hand makes
+    it one larger only if it was not there already, which the cards' being in one place says."""
+    return c.name.startswith(("related ", "linear ", "piecewise ")) and "size(" in c.name or \
+        c.name.startswith("disjoint ")
 
 
 def _share(deadline: float | None, share: float) -> float | None:

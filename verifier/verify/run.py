@@ -31,7 +31,8 @@ from ..smt.encode import OutOfTime
 from ..smt.prove import Prover, Unsettled, Verdict
 from . import explore
 from .falsify import EXHAUSTIVE_SHARE, falsify
-from .invariants import RESTS_ON, build_system, prove_invariants, sampled_facts_at_checks, strengthen_checks
+from .invariants import (RESTS_ON, build_system, prove_invariants, sampled_facts_at_checks, sampled_facts_at_deadlocks,
+                         strengthen_checks)
 from .lanes import LanePlan, SearchLane
 from .length import max_length
 from .score_witness import extreme_games
@@ -208,6 +209,7 @@ LOOK_SHARE_OF_SEARCH = 1.0
 LOOK_LEAVES = 200
 INVARIANTS_SHARE = 0.6
 CHECK_SHARE = 0.4  # well_formed, then no_deadlock
+SAMPLED_AT_DEADLOCKS = True  # `sampled_facts_at_deadlocks` where `no_deadlock` finds a stuck state
 SEARCH_SHARE = 0.6  # directed search for what no proof settled
 DEEPER_SHARE = 0.7  # bounded model checking and k-induction, before termination and the score bounds
 WITNESS_SHARE = 0.2  # games with extreme scores, of the time left before the score bounds ...
@@ -485,6 +487,12 @@ def _verify_players(program: Program, engine: Engine, n: int, given: dict, budge
                 if name == RESTS_ON and asked and verdicts[name].status == "unknown" and \
                         name not in violated and prover.failed_checks and strengthen(prover, prover.deadline, say):
                     verdicts[name] = check()
+            # a state with no legal move: a guess about how the sets the moves read shrink may be
+            # what rules it out
+            if name == "no_deadlock" and SAMPLED_AT_DEADLOCKS and verdicts[name].status == "unknown" and \
+                    name not in violated and prover.failed_deadlocks and \
+                    sampled_facts_at_deadlocks(prover, prover.deadline, say):
+                verdicts[name] = check()
         if name != RESTS_ON and verdicts[name].status == "proved":
             verdicts[name].details["rests_on"] = [RESTS_ON]  # under the proved invariants
 
