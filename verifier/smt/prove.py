@@ -604,7 +604,7 @@ class Prover:
         """The frame facts the solver gave up on after this move, asked again way by way
         (`successor_paths`): on one way, what the others would change drops out, and a fact the
         move leaves as it was then reads as one the pre-state holds (`_less_held`). A fact
-        holds if it holds on every way. Measured on a seed game: after its Grunchie's draw,
+        holds if it holds on every way. Measured on a seed game: after a dummy seat's draw,
         which can run on through the round's takes into the next round, the round counter of the
         successor at the next take is an `If` over those ways, and every fact about the take
         that reads it gave up, though on the ways that reach the take it is the round as it was."""
@@ -644,7 +644,7 @@ class Prover:
         is assumed to satisfy (a fact about the next point that the move leaves as the fact
         about this one stated it: a hand's size at the take, after a chance draw that leaves the
         hands alone). Measured on a seed game: every fact about the points after its
-        Grunchie's draw was asked of the solver there, with hundreds of assumptions, and most gave
+        dummy seat's draw was asked of the solver there, with hundreds of assumptions, and most gave
         up at 300 ms each."""
         pc = self.rel.state.pc
         not_at = {not_(eq_leaf(pc, num(d))).get_id(): d for d in self.decisions()}
