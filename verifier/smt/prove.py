@@ -387,11 +387,11 @@ class Prover:
                 if len(set(col)) == 1:
                     facts.append(self._positioned_fact(d, feats[outer], j, [(1, feats[i])], col[0]))
                     continue
-                line = next(((x, _line(col, [columns[x][k] for k in ks])) for x in inner
-                             if _line(col, [columns[x][k] for k in ks]) is not None), None)
-                if line is None or abs(line[1][0]) != 1 or abs(line[1][1]) != 1:
+                lines = ((x, _line(col, [columns[x][k] for k in ks])) for x in inner)
+                x, line = next(((x, found) for x, found in lines if found is not None), (None, None))
+                if line is None or abs(line[0]) != 1 or abs(line[1]) != 1:
                     break
-                x, (p, q, c) = line
+                p, q, c = line
                 facts.append(self._positioned_fact(d, feats[outer], j, [(p, feats[i]), (q, feats[x])], c))
             else:
                 out += facts
@@ -1302,7 +1302,7 @@ class Prover:
                     # one seat are wanted for the others too
                     everyone = list(conditions)
                     for other in self._movers(info):
-                        if other is not who:
+                        if not other.eq(who):  # (`_movers` makes new terms at each call)
                             self._some_move_legal(d, info, other, everyone)
                     self.failed_deadlocks = [(d, and_all(everyone))]
                     read = ""
