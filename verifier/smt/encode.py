@@ -764,6 +764,78 @@ class Obligation:
     kind: str
 
 
+# ---------------------------------------------------------------- encodings instantiated by substitution
+# A definition's encoding is a function of the values it reads (the memo rests on it). Encoded
+# over a state whose values are distinct free constants, it therefore holds for any values put in
+# their place: substituting another state's values gives what encoding the body there would, up
+# to simplification. A seed game's check of what a turn completed (a definition over 42 grid
+# cells, one call per catalogue item) was encoded anew after each of five moves that change the
+# grid (16 s of a 21 s decision point);
+# instantiated, it is encoded once. A state with a literal among its values is encoded directly:
+# there, simplification folds most of the body away (benchmarks/substituted_calls.py measures).
+SUBSTITUTED_CALLS = True
+# a definition whose last encoding took this many units of work (`_tick`: expressions encoded,
+# about 10 µs each) gets its template at a call's first state; counted, not timed, so that the
+# terms a run builds do not depend on the machine's load
+TEMPLATE_AFTER = 1000
+
+_UNINTERPRETED = z3.Z3_OP_UNINTERPRETED
+_NUMERAL = z3.Z3_NUMERAL_AST
+
+
+def _leaf_kind(t) -> int:
+    """1: a free constant, 2: a literal, 0: any other term."""
+    a = t.as_ast()
+    if _is_numeral(_CR, a) or _bool_value(_CR, a) != _L_UNDEF:
+        return 2
+    if _ast_kind(_CR, a) == _APP and _num_args(_CR, a) == 0 and \
+            _decl_kind(_CR, _app_decl(_CR, a)) == _UNINTERPRETED:
+        return 1
+    return 0
+
+
+def _flat_value(v, leaves: list) -> tuple:
+    """Append the terms of value `v` to `leaves`, in a fixed order; return its shape (what two
+    values must share for the terms of one to stand in for the other's)."""
+    if isinstance(v, SeqVal):
+        return ("q", _flat_value(v.length, leaves), tuple(_flat_value(x, leaves) for x in v.items))
+    if isinstance(v, SetVal):  # a SizedSet's size is its bits' sum: the bits alone stand for it
+        leaves.extend(v)
+        return ("s", len(v))
+    if isinstance(v, tuple):
+        return ("a", tuple(_flat_value(x, leaves) for x in v))
+    leaves.append(v)
+    return ("b",) if z3.is_bool(v) else ("i",) if z3.is_int(v) else ("r",)
+
+
+def _unflat(shp: tuple, terms):
+    """A value of shape `shp` (`_flat_value`) made of the next terms of iterator `terms`."""
+    if shp[0] == "q":
+        return SeqVal(_unflat(shp[1], terms), tuple(_unflat(x, terms) for x in shp[2]))
+    if shp[0] == "s":
+        return SetVal(next(terms) for _ in range(shp[1]))
+    if shp[0] == "a":
+        return tuple(_unflat(x, terms) for x in shp[1])
+    return next(terms)
+
+
+def substitute_value(v, pairs: list):
+    """Value `v` with each (from, to) pair of terms replaced."""
+    if not pairs:
+        return v
+    if isinstance(v, SeqVal):
+        return SeqVal(substitute_value(v.length, pairs), tuple(substitute_value(x, pairs) for x in v.items))
+    if isinstance(v, SizedSet):
+        size = v.size
+        return sized(tuple(z3.substitute(b, *pairs) for b in v),
+                     (lambda: z3.substitute(set_size(v), *pairs)) if callable(size) else z3.substitute(size, *pairs))
+    if isinstance(v, SetVal):
+        return SetVal(z3.substitute(b, *pairs) for b in v)
+    if isinstance(v, tuple):
+        return tuple(substitute_value(x, pairs) for x in v)
+    return z3.substitute(v, *pairs)
+
+
 # ---------------------------------------------------------------- memo of encoded sub-expressions
 # Encoding a definition call or an aggregate depends only on the values of the names it reads
 # (parameters, names bound around it, state variables — through the definitions it calls too),
@@ -869,6 +941,7 @@ class Encoder:
         self._consts: dict = {}
         self._fields: dict = {}
         self._vkeys: dict = {}  # id(value) -> (value, key): keys of the values seen, by object
+        self._flats: dict = {}  # id(value) -> (value, terms, shape, kinds): `_flat_value`, by object
         _, memos, self._reads = _shared(program)
         self._calls: dict = {}  # the memo: this one while the options are worked out, then the shared one
         given = options or {}
@@ -1483,7 +1556,9 @@ class Encoder:
             for prm, a, at in zip(d.params, args, arg_types or [None] * len(args)):
                 pt = self.p.symbols_param_type(prm)
                 self.require_fits(a, at, pt, node, f"argument {prm.name} of {name} is a value of {pt}")
-        state_key, state_values = self._state_key(self.reads(d.body))
+        # the state it reads (a parameter hides a flow variable of its name)
+        names = self.reads(d.body) - {prm.name for prm in d.params}
+        state_key, state_values = self._state_key(names)
         key = (name, tuple(self.vkey(a) for a in args), state_key)
 
         def encode():
@@ -1491,7 +1566,96 @@ class Encoder:
             self.require_fits(value, self.T(d.body), result_t, d,
                               f"the result of {name} is a value of its type {result_t}")
             return value
+        if SUBSTITUTED_CALLS and state_values and key not in self._calls:
+            return self._by_substitution(key, names, state_values, {prm.name: a for prm, a in zip(d.params, args)},
+                                         encode, (args, state_values))
         return self._memo(key, {prm.name: a for prm, a in zip(d.params, args)}, encode, (args, state_values))
+
+    def _flat(self, values: tuple) -> tuple:
+        """(terms, shape, whether every term is a free constant, whether one is a literal) of the
+        state values a body reads, remembered per value object."""
+        terms, shapes, free, literal = [], [], True, False
+        for v in values:
+            hit = self._flats.get(id(v))
+            if hit is None:
+                leaves: list = []
+                shp = _flat_value(v, leaves)
+                kinds = {_leaf_kind(t) for t in leaves}
+                hit = self._flats[id(v)] = (v, leaves, shp, kinds)
+            terms += hit[1]
+            shapes.append(hit[2])
+            free = free and hit[3] <= {1}
+            literal = literal or 2 in hit[3]
+        return terms, tuple(shapes), free, literal
+
+    def _by_substitution(self, key, names: list, state_values: tuple, scope: dict, encode, alive):
+        """A definition call missing from the memo (`key`: name, arguments, state): instantiated
+        by substitution from its encoding over free values of this state's shape (the template).
+        The template is the call's first encoding where that state's values were distinct free
+        constants; else it is made over fresh constants when the call meets its second state,
+        or its first if the definition's last encoding took TEMPLATE_AFTER units of work or more (a
+        cheap call met once costs what it did). A state with a literal among its values is
+        encoded directly. See SUBSTITUTED_CALLS."""
+        terms, shp, free, literal = self._flat(state_values)
+        if literal:
+            return self._memo(key, scope, encode, alive)
+        tkey = ("template", key[0], key[1], shp)
+        template = self._calls.get(tkey)
+        if template is None:
+            costly = self._calls.get(("cost", key[0]), 0) >= TEMPLATE_AFTER
+            if free or not (costly or (tkey + ("seen",)) in self._calls):
+                start = self._ticks
+                value = self._memo(key, scope, encode, alive)
+                self._calls[("cost", key[0])] = self._ticks - start
+                # a free state's encoding is the template (its terms must also be distinct: looked
+                # at once it is used); another's is remembered as seen
+                self._calls[tkey if free else tkey + ("seen",)] = [self._calls[key], terms, None] if free else True
+                return value
+            template = self._calls[tkey] = [self._template(key, names, state_values, terms, scope, encode, alive),
+                                            None, True]
+            template[1] = template[0][3]
+        if template[2] is None:
+            template[2] = len({_ast_id(_CR, t.as_ast()) for t in template[1]}) == len(template[1])
+        if not template[2]:  # one term standing for two values: no template
+            return self._memo(key, scope, encode, alive)
+        (value, obligations, *_), leaves, _ = template
+        pairs = [(a, b) for a, b in zip(leaves, terms) if not _same(_CR, a.as_ast(), b.as_ast())]
+        value = substitute_value(value, pairs)
+        obligations = [Obligation(z3.substitute(o.cond, *pairs), o.span, o.sentence, o.kind) if pairs else o
+                       for o in obligations]
+        if len(self._calls) >= MEMO_LIMIT:
+            self._calls.clear()
+        self._calls[key] = (value, obligations, (alive, template))
+        self._replay(obligations)
+        return value
+
+    def _template(self, key, names: list, state_values: tuple, terms: list, scope: dict, encode, alive) -> tuple:
+        """(value, obligations, alive, leaves): the call encoded over fresh constants (`leaves`,
+        one per term of the state it reads, `terms`, in that order)."""
+        names = [x for x in sorted(names) if x in self.env]
+        leaves = [z3.Const(f"~{i}", t.sort()) for i, t in enumerate(terms)]
+        it = iter(leaves)
+        frees = {x: _unflat(_flat_value(v, []), it) for x, v in zip(names, state_values)}
+        saved = self.env
+        self.env = {**saved, **frees}
+        try:
+            fkey = key[:2] + (self._state_key(names)[0],)
+            with self._frame({}):  # (its obligations, over the free values, replayed nowhere)
+                self._memo(fkey, scope, encode, (alive, frees))
+        finally:
+            self.env = saved
+        value, obligations, kept = self._calls[fkey]
+        return value, obligations, kept, leaves
+        (value, obligations, _), leaves = template
+        pairs = [(a, b) for a, b in zip(leaves, terms) if not _same(_CR, a.as_ast(), b.as_ast())]
+        value = substitute_value(value, pairs)
+        obligations = [Obligation(z3.substitute(o.cond, *pairs), o.span, o.sentence, o.kind) if pairs else o
+                       for o in obligations]
+        if len(self._calls) >= MEMO_LIMIT:
+            self._calls.clear()
+        self._calls[key] = (value, obligations, (alive, template))
+        self._replay(obligations)
+        return value
 
     def _clause(self, key, var: str, body, args=(), node=None):
         """An outcome clause (`node`: its expression, None: the whole outcome) at `args`."""
