@@ -19,7 +19,7 @@ from verifier.frontend import load_program
 from verifier.smt import encode, prove
 from verifier.smt.encode import CTX, SizedSet, bool_int, set_size, total, z3
 from verifier.smt.prove import Prover, _less_held
-from verifier.smt.relation import successor_paths
+from verifier.smt.relation import Candidate, at_pc, successor_paths
 from verifier.verify import invariants
 from verifier.verify.run import _sample
 
@@ -135,3 +135,27 @@ def test_skipping_what_is_held_keeps_the_same_frame_facts(monkeypatch):
     monkeypatch.setattr(prove, "SKIP_HELD", False)
     without = {c.name for c in prover_of()._fixpoint(cands, [], 1500, 20.0, {})}
     assert with_skip == without
+
+
+def test_a_frame_fact_given_up_on_after_a_move_is_asked_again_way_by_way():
+    """`Prover._retry_on_paths`: facts the solver gave up on after a move (planted here as such)
+    are asked again on each way the move's flow runs on. One that holds on every way is no longer
+    given up on; one that a way breaks is then refuted by a model."""
+    prover = prover_of()
+    cands = prover.rel.frame_candidates() + prover.sampled_candidates()
+    kept = prover._fixpoint(cands, [], 1500, 20.0, {})
+    d, alt = next((d, alt) for d in prover.decisions() for alt in prover.alternatives(d)
+                  if len({p.pc for p in successor_paths(alt)}) > 1)  # the deal: on, or to play
+    before = at_pc(alt.source[0], d)
+    holds = [c for c in kept if not z3.is_true(prover._what_changes(c, successor_paths(alt, True)[0], alt,
+                                                                     before, None))]
+    assert holds
+    stays = Candidate("planted: the flow stays at this decision point", "", None,
+                      lambda s, snaps: s.pc == d)
+    sol = prover.solver()
+    sol.add(*prover.assumptions(kept), *prover._at(d, alt), alt.guard,
+            *[o.cond for o in alt.pre + alt.step.obligations])
+    dropped = {c.name: ("unknown", d, alt, "planted") for c in holds + [stays]}
+    prover._retry_on_paths(sol, holds + [stays], dropped, set(), d, alt, before, set(), None, 1500)
+    assert list(dropped) == [stays.name]
+    assert dropped[stays.name][0] == "sat"
