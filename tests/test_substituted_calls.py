@@ -106,3 +106,49 @@ def test_a_state_with_a_literal_is_encoded_directly(monkeypatch):
     values = [enc.call("best_line", [encode.num(m)]) for m in range(1, 4)]
     assert made == []
     assert [encode.is_num(v) for v in values] == [True] * 3
+
+
+HANDS_TEXT = """
+game hands_count "Hands count"
+players 2
+type Card = 0..9
+var hand: array[Player] of set of Card = {}
+var current: Player = 0
+def held(p: Player): 0..10 = size(hand[p])
+flow {
+  for round in 1..4 {
+    choose current {
+      move take(c: Card) "takes {c}" require new "a card not held": c not in hand[current] {
+        add c to hand[current]
+      }
+      move drop(c in hand[current]) "drops {c}" { remove c from hand[current] }
+    }
+    if held(current) > 3 { current = next_player(current) }
+  }
+}
+outcome { score p: held(p) }
+"""
+
+
+def test_a_set_that_carries_its_size_keeps_it_through_a_template(monkeypatch):
+    """After `add` and `remove` a hand carries its size (`SizedSet`). A template reads that size
+    as a constant of its own, so the instantiated call reads the very term the direct encoding
+    reads (one more or one fewer than before), not the sum of the hand's bits, the count the
+    carried size spares the solver."""
+    from verifier.frontend import check_text
+
+    def held_after_each_move(substituted: bool) -> list:
+        monkeypatch.setattr(encode, "SUBSTITUTED_CALLS", substituted)
+        program, _ = check_text(HANDS_TEXT, "hands_count.rules")
+        alts = Relation(program, 2, {}).alternatives(0)
+        out = []
+        for alt in alts:
+            enc = encode.Encoder(program, 2, {}, alt.step.state)
+            out += [enc.call("held", [encode.num(p)]) for p in range(2)]
+        return out, alts
+    made = counting_substitutions(monkeypatch)
+    substituted, alts = held_after_each_move(True)
+    assert made, "no call was instantiated"
+    direct, alts_direct = held_after_each_move(False)
+    assert all(a.eq(b) for a, b in zip(substituted, direct))
+    assert differences(alts, alts_direct) == []

@@ -770,9 +770,12 @@ class Obligation:
 # their place: substituting another state's values gives what encoding the body there would, up
 # to simplification. A seed game's check of what a turn completed (a definition over 42 grid
 # cells, one call per catalogue item) was encoded anew after each of five moves that change the
-# grid (16 s of a 21 s decision point);
-# instantiated, it is encoded once. A state with a literal among its values is encoded directly:
-# there, simplification folds most of the body away (benchmarks/substituted_calls.py measures).
+# grid (16 s of a 21 s decision point); instantiated, it is encoded once
+# (benchmarks/substituted_calls.py). A state with a literal among its values is encoded directly,
+# as before: simplification folds most of the body away there. A set's size is among the terms
+# replaced, a constant of its own in the template: a set that carries its size (`SizedSet`) keeps
+# it (read as the sum of its bits, it would bring back the count the carried size spares the
+# solver), and a state whose sets carry sizes shares its template with one whose sets do not
 SUBSTITUTED_CALLS = True
 # a definition whose last encoding took this many units of work (`_tick`: expressions encoded,
 # about 10 µs each) gets its template at a call's first state; counted, not timed, so that the
@@ -780,7 +783,6 @@ SUBSTITUTED_CALLS = True
 TEMPLATE_AFTER = 1000
 
 _UNINTERPRETED = z3.Z3_OP_UNINTERPRETED
-_NUMERAL = z3.Z3_NUMERAL_AST
 
 
 def _leaf_kind(t) -> int:
@@ -799,8 +801,9 @@ def _flat_value(v, leaves: list) -> tuple:
     values must share for the terms of one to stand in for the other's)."""
     if isinstance(v, SeqVal):
         return ("q", _flat_value(v.length, leaves), tuple(_flat_value(x, leaves) for x in v.items))
-    if isinstance(v, SetVal):  # a SizedSet's size is its bits' sum: the bits alone stand for it
+    if isinstance(v, SetVal):  # its bits, then its size (a carried one stands for itself)
         leaves.extend(v)
+        leaves.append(set_size(v))
         return ("s", len(v))
     if isinstance(v, tuple):
         return ("a", tuple(_flat_value(x, leaves) for x in v))
@@ -813,7 +816,8 @@ def _unflat(shp: tuple, terms):
     if shp[0] == "q":
         return SeqVal(_unflat(shp[1], terms), tuple(_unflat(x, terms) for x in shp[2]))
     if shp[0] == "s":
-        return SetVal(next(terms) for _ in range(shp[1]))
+        bits = tuple(next(terms) for _ in range(shp[1]))
+        return sized(bits, next(terms))
     if shp[0] == "a":
         return tuple(_unflat(x, terms) for x in shp[1])
     return next(terms)
@@ -1574,7 +1578,7 @@ class Encoder:
     def _flat(self, values: tuple) -> tuple:
         """(terms, shape, whether every term is a free constant, whether one is a literal) of the
         state values a body reads, remembered per value object."""
-        terms, shapes, free, literal = [], [], True, False
+        terms, shapes, free, direct = [], [], True, False
         for v in values:
             hit = self._flats.get(id(v))
             if hit is None:
@@ -1585,8 +1589,8 @@ class Encoder:
             terms += hit[1]
             shapes.append(hit[2])
             free = free and hit[3] <= {1}
-            literal = literal or 2 in hit[3]
-        return terms, tuple(shapes), free, literal
+            direct = direct or 2 in hit[3]
+        return terms, tuple(shapes), free, direct
 
     def _by_substitution(self, key, names: list, state_values: tuple, scope: dict, encode, alive):
         """A definition call missing from the memo (`key`: name, arguments, state): instantiated
@@ -1596,8 +1600,8 @@ class Encoder:
         or its first if the definition's last encoding took TEMPLATE_AFTER units of work or more (a
         cheap call met once costs what it did). A state with a literal among its values is
         encoded directly. See SUBSTITUTED_CALLS."""
-        terms, shp, free, literal = self._flat(state_values)
-        if literal:
+        terms, shp, free, direct = self._flat(state_values)
+        if direct:
             return self._memo(key, scope, encode, alive)
         tkey = ("template", key[0], key[1], shp)
         template = self._calls.get(tkey)
@@ -1646,16 +1650,6 @@ class Encoder:
             self.env = saved
         value, obligations, kept = self._calls[fkey]
         return value, obligations, kept, leaves
-        (value, obligations, _), leaves = template
-        pairs = [(a, b) for a, b in zip(leaves, terms) if not _same(_CR, a.as_ast(), b.as_ast())]
-        value = substitute_value(value, pairs)
-        obligations = [Obligation(z3.substitute(o.cond, *pairs), o.span, o.sentence, o.kind) if pairs else o
-                       for o in obligations]
-        if len(self._calls) >= MEMO_LIMIT:
-            self._calls.clear()
-        self._calls[key] = (value, obligations, (alive, template))
-        self._replay(obligations)
-        return value
 
     def _clause(self, key, var: str, body, args=(), node=None):
         """An outcome clause (`node`: its expression, None: the whole outcome) at `args`."""
