@@ -96,6 +96,7 @@ def test_a_state_with_a_literal_is_encoded_directly(monkeypatch):
     """Where a state holds a literal, folding does better than a template: once the relation has
     made its templates, the grid game's opening state (every cell empty) still gets the check
     encoded as it is, folded to a literal."""
+    monkeypatch.setattr(encode, "SUBSTITUTED_CALLS", True)
     made = counting_substitutions(monkeypatch)  # (first: a patched encoder has a memo of its own)
     program, _ = load_program(ROOT / "tests/fixtures/grid_edits.rules")
     Relation(program, 2, {}).alternatives(0)
