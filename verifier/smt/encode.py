@@ -776,10 +776,10 @@ class Obligation:
 # replaced, a constant of its own in the template: a set that carries its size (`SizedSet`) keeps
 # it (read as the sum of its bits, it would bring back the count the carried size spares the
 # solver), and a state whose sets carry sizes shares its template with one whose sets do not
-# Off by default: alone, every count measured was as good or better with it (Ramen Ink, every
-# count, 12 / 15 unknown off / on; with Ramen, 13 / 9), but a fresh-clone `make verify` (22 specs
-# through two workers) left Ramen Ink 35 of 48 unknown with it and 10 without, and used 14.5
-# CPU minutes in 11.6 against 20.3 in 11.1: not understood yet (notes/issue11.md)
+# Off by default: run alone, every player count measured did as well or better with it, but a
+# fresh-clone `make verify` (22 specs through two workers) left a seed game 35 of 48 results
+# unknown with it and 10 without, and used 14.5 CPU minutes in 11.6 against 20.3 in 11.1: not
+# understood yet (notes/issue11.md)
 SUBSTITUTED_CALLS = False
 # a definition whose last encoding took this many units of work (`_tick`: expressions encoded,
 # about 10 µs each) gets its template at a call's first state; counted, not timed, so that the
