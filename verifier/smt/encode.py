@@ -1619,7 +1619,7 @@ class Encoder:
                 # at once it is used); another's is remembered as seen
                 self._calls[tkey if free else tkey + ("seen",)] = [self._calls[key], terms, None] if free else True
                 return value
-            template = self._calls[tkey] = [self._template(key, names, state_values, terms, scope, encode, alive),
+            template = self._calls[tkey] = [self._template(key, names, shp, terms, scope, encode, alive),
                                             None, True]
             template[1] = template[0][3]
         if template[2] is None:
@@ -1637,13 +1637,13 @@ class Encoder:
         self._replay(obligations)
         return value
 
-    def _template(self, key, names: list, state_values: tuple, terms: list, scope: dict, encode, alive) -> tuple:
+    def _template(self, key, names: list, shapes: tuple, terms: list, scope: dict, encode, alive) -> tuple:
         """(value, obligations, alive, leaves): the call encoded over fresh constants (`leaves`,
-        one per term of the state it reads, `terms`, in that order)."""
+        one per term of the state it reads, `terms`, in that order; `shapes`: its values')."""
         names = [x for x in sorted(names) if x in self.env]
         leaves = [z3.Const(f"~{i}", t.sort()) for i, t in enumerate(terms)]
         it = iter(leaves)
-        frees = {x: _unflat(_flat_value(v, []), it) for x, v in zip(names, state_values)}
+        frees = {x: _unflat(shp, it) for x, shp in zip(names, shapes)}  # (the order `_state_key` reads)
         saved = self.env
         self.env = {**saved, **frees}
         try:
