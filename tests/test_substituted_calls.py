@@ -153,3 +153,40 @@ def test_a_set_that_carries_its_size_keeps_it_through_a_template(monkeypatch):
     direct, alts_direct = held_after_each_move(False)
     assert all(a.eq(b) for a, b in zip(substituted, direct))
     assert differences(alts, alts_direct) == []
+
+
+ARGUMENT_TEXT = """
+game argument_reads_state "An argument that is the state's own value"
+players 2
+var count: 0..20 = 0
+var total: 0..80 = 0
+var current: Player = 0
+def plus(k: 0..20): 0..40 = k + count
+flow {
+  for round in 1..4 {
+    choose current {
+      move step() "steps" require room "room to count": plus(count) <= 30 {
+        let was = count
+        count += 1
+        total = plus(was)
+      }
+    }
+    current = next_player(current)
+  }
+}
+outcome { score p: total }
+"""
+
+
+def test_an_argument_holding_the_state_value_is_not_substituted_into(monkeypatch):
+    """A call's first encoding at a free state is its template only where its arguments do not
+    hold that state's terms: `plus(count)` before the move has the argument `count`, the very
+    constant the template would replace, so `plus(was)` after `count += 1` (same argument, count
+    one more) is not the template with count replaced (which would replace the argument too)."""
+    from verifier.frontend import check_text
+
+    def alternatives(substituted: bool) -> list:
+        monkeypatch.setattr(encode, "SUBSTITUTED_CALLS", substituted)
+        program, _ = check_text(ARGUMENT_TEXT, "argument_reads_state.rules")
+        return Relation(program, 2, {}).alternatives(0)
+    assert differences(alternatives(True), alternatives(False)) == []

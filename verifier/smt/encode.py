@@ -232,7 +232,8 @@ _app_decl = _unchecked(z3.Z3_get_app_decl)
 _decl_kind = _unchecked(z3.Z3_get_decl_kind)
 _num_args = _unchecked(z3.Z3_get_app_num_args)
 _app_arg = _unchecked(z3.Z3_get_app_arg)
-_APP, _AND, _OR = z3.Z3_APP_AST, z3.Z3_OP_AND, z3.Z3_OP_OR
+_quantifier_body = _unchecked(z3.Z3_get_quantifier_body)
+_APP, _AND, _OR, _QUANTIFIER = z3.Z3_APP_AST, z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_QUANTIFIER_AST
 _FLIPPED = {z3.Z3_OP_LT: ("<", 0, 1), z3.Z3_OP_GT: ("<", 1, 0), z3.Z3_OP_LE: ("<=", 0, 1),
             z3.Z3_OP_GE: ("<=", 1, 0)}
 
@@ -815,6 +816,26 @@ def _flat_value(v, leaves: list) -> tuple:
     return ("b",) if z3.is_bool(v) else ("i",) if z3.is_int(v) else ("r",)
 
 
+def _mentions(terms, targets: set) -> bool:
+    """Whether a subterm of one of `terms` has its AST id in `targets` (raw walk, shared
+    subterms visited once)."""
+    seen: set = set()
+    todo = [t.as_ast() for t in terms]
+    while todo:
+        a = todo.pop()
+        i = _ast_id(_CR, a)
+        if i in targets:
+            return True
+        if i in seen:
+            continue
+        seen.add(i)
+        if _ast_kind(_CR, a) == _APP:
+            todo.extend(_app_arg(_CR, a, k) for k in range(_num_args(_CR, a)))
+        elif _ast_kind(_CR, a) == _QUANTIFIER:
+            todo.append(_quantifier_body(_CR, a))
+    return False
+
+
 def _unflat(shp: tuple, terms):
     """A value of shape `shp` (`_flat_value`) made of the next terms of iterator `terms`."""
     if shp[0] == "q":
@@ -949,6 +970,7 @@ class Encoder:
         self._consts: dict = {}
         self._fields: dict = {}
         self._vkeys: dict = {}  # id(value) -> (value, key): keys of the values seen, by object
+        self._templates_made = 0
         self._flats: dict = {}  # id(value) -> (value, terms, shape, kinds): `_flat_value`, by object
         _, memos, self._reads = _shared(program)
         self._calls: dict = {}  # the memo: this one while the options are worked out, then the shared one
@@ -1611,6 +1633,11 @@ class Encoder:
         template = self._calls.get(tkey)
         if template is None:
             costly = self._calls.get(("cost", key[0]), 0) >= TEMPLATE_AFTER
+            if free:  # not where an argument holds one of the constants the template replaces
+                arg_terms: list = []
+                for a in scope.values():
+                    _flat_value(a, arg_terms)
+                free = not _mentions(arg_terms, {_ast_id(_CR, t.as_ast()) for t in terms})
             if free or not (costly or (tkey + ("seen",)) in self._calls):
                 start = self._ticks
                 value = self._memo(key, scope, encode, alive)
@@ -1641,7 +1668,10 @@ class Encoder:
         """(value, obligations, alive, leaves): the call encoded over fresh constants (`leaves`,
         one per term of the state it reads, `terms`, in that order; `shapes`: its values')."""
         names = [x for x in sorted(names) if x in self.env]
-        leaves = [z3.Const(f"~{i}", t.sort()) for i, t in enumerate(terms)]
+        # names of this template's own: in a template made while another is (a call inside a
+        # call), the arguments may hold the outer one's constants, which must stay as they are
+        self._templates_made += 1
+        leaves = [z3.Const(f"~{self._templates_made}.{i}", t.sort()) for i, t in enumerate(terms)]
         it = iter(leaves)
         frees = {x: _unflat(shp, it) for x, shp in zip(names, shapes)}  # (the order `_state_key` reads)
         saved = self.env
