@@ -1,0 +1,74 @@
+"""A claim true in every state within the declared ranges is proved by one query, before the
+induction (`invariants._holds_in_range`): the "ranges" method.
+
+Each of three prizes goes to one player (the one with the most points), so the prizes taken add
+up to the prizes there are in any state, whatever the moves; a count of rounds is bounded only
+in the states the game reaches (its type allows more), so it is left to the induction; a claim
+that play breaks is not proved."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from verifier.frontend import check_text
+from verifier.smt.prove import Prover
+from verifier.verify import invariants as I
+
+PRIZES = """
+game prizes "Prizes"
+players 3
+type Pos = 0..2
+const PRIZE: seq of 1..9 max 3 = [5, 3, 2]
+var points: array[Player] of 0..30 = 0
+var rounds: 0..20 = 0
+def taker(i: Pos): Player = argmax(p in players: [points[p], p])
+def won(p: Player): 0..10 = sum(i in Pos where taker(i) == p: PRIZE[i])
+flow {
+  for r in 1..5 {
+    choose 0 { move give(p: Player) "gives {p} a point" { points[p] += 1 } }
+    rounds += 1
+  }
+}
+outcome { score p: won(p) }
+invariant prizes_given "the prizes taken add up to 10" : sum(p in players: won(p)) <= 10
+invariant rounds_played "at most 5 rounds are played" : rounds <= 5
+invariant first_wins_little "the first player never takes more than 5" : won(0) <= 5
+"""
+
+
+def verdicts(names: list) -> dict:
+    program, _ = check_text(PRIZES, "prizes.rules")
+    prover = Prover(program, 3, {}, 10)
+    invs = [i for i in program.invariants if i.name in names]
+    return I.prove_invariants(prover, invs, time.perf_counter() + 60, spacer=False)
+
+
+def test_a_claim_true_in_every_state_of_its_ranges_is_proved_without_a_move():
+    v = verdicts(["prizes_given"])["prizes_given"]
+    assert (v.status, v.method) == ("proved", "ranges")
+    assert v.details["rests_on"] == ["well_formed"]  # the ranges hold where the run-time checks do
+
+
+def test_a_claim_true_only_where_play_goes_is_left_to_the_induction():
+    """Its type allows 20 rounds: the check over the ranges finds a state with 6 and leaves the
+    claim to the induction (which, in this stage alone, without the loops' facts from sampled
+    states, does not settle it: `verify` does)."""
+    v = verdicts(["rounds_played"])["rounds_played"]
+    assert v.method != "ranges"
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_claim_play_breaks_is_not_proved(planted, monkeypatch):
+    """Planted: the claim read as true whatever it says (so its negation has no state): the
+    false claim is then proved over the ranges, and the test sees it."""
+    if planted:
+        monkeypatch.setattr(I, "and_all", lambda xs: I.z3.BoolVal(True))
+    v = verdicts(["first_wins_little"])["first_wins_little"]
+    assert (v.status == "proved") == planted
+
+
+def test_without_the_check_the_claim_goes_to_the_induction(monkeypatch):
+    monkeypatch.setattr(I, "IN_RANGE", False)
+    v = verdicts(["prizes_given"])["prizes_given"]
+    assert v.method != "ranges"
