@@ -777,11 +777,13 @@ class Obligation:
 # replaced, a constant of its own in the template: a set that carries its size (`SizedSet`) keeps
 # it (read as the sum of its bits, it would bring back the count the carried size spares the
 # solver), and a state whose sets carry sizes shares its template with one whose sets do not
-# Off by default: run alone, every player count measured did as well or better with it, but a
-# fresh-clone `make verify` (22 specs through two workers) left a seed game 35 of 48 results
-# unknown with it and 10 without, and used 14.5 CPU minutes in 11.6 against 20.3 in 11.1: not
-# understood yet (notes/issue11.md)
-SUBSTITUTED_CALLS = False
+# A call's encoding at a free state is a template only if its arguments do not hold the
+# constants the template replaces (`plus(count)` has `count` in its argument: replacing it there
+# too was wrong). That flaw made a fresh-clone `make verify` leave a seed game 35 of 48 results
+# unknown; fixed, the relation built with substitution is the one built without, formula for
+# formula, on every bundled spec (tests/test_substituted_calls.py), and `make verify` settles as
+# much as without it (notes/issue11.md, forty-seventh stop)
+SUBSTITUTED_CALLS = True
 # a definition whose last encoding took this many units of work (`_tick`: expressions encoded,
 # about 10 µs each) gets its template at a call's first state; counted, not timed, so that the
 # terms a run builds do not depend on the machine's load
