@@ -1329,3 +1329,33 @@ def test_a_look_alone_that_fails_twice_at_a_move_is_not_asked_there_again(monkey
     misses = [tally[1] for tally in ind._alone_tally.values()]
     assert misses and max(misses) == 2, ind._alone_tally
     assert induction.SELF_MIN_HYPS <= 5  # (each dish's slice assumes the other five)
+
+
+def deadlines_of_first_passes(claims: list, elsewhere=None) -> tuple:
+    """(the run's deadline, the deadline each first pass was given), for the fork's `claims`."""
+    program, prover, system, facts = setting()
+    final = time.perf_counter() + 100
+    ind = Induction(system, facts, timeout=10, deadline=final)
+    ind.elsewhere = elsewhere
+    given = []
+    houdini = ind._houdini
+
+    def noted(cs, *args, **kw):
+        given.append(ind.deadline)
+        return houdini(cs, *args, **kw)
+    ind._houdini = noted
+    ind.run([claim(program, prover, name) for name in claims])
+    return final, given
+
+
+def test_a_lone_claim_has_the_whole_time_of_its_run():
+    """Nothing comes after a lone plain claim's first pass (no second pass, no other engine):
+    keeping half its time for one left the facts of the flow's structure of a card game cut
+    short at every budget tried. Two claims still keep a share for the second pass, and a lone
+    claim with another engine to hand it to keeps that share too."""
+    final, given = deadlines_of_first_passes(["same"])
+    assert abs(given[0] - final) < 0.01
+    final, given = deadlines_of_first_passes(["same", "low"])
+    assert given[0] < final - 50  # (a third each: the time left over two claims and a second pass)
+    final, given = deadlines_of_first_passes(["same"], elsewhere=lambda *a: {})
+    assert given[0] < final - 40

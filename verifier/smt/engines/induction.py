@@ -55,6 +55,9 @@ MAX_PATHS = 64
 # the second pass asks each claim not proved on its own first (`run`); False: all together, as
 # before (kept for `benchmarks/sliced_claims.py`)
 RETRY_ALONE = True
+# True: a lone plain claim (no symbolic item, no other engine to hand it to) gets the whole time
+# of its run, not half (`run`, `share`): nothing comes after its first pass
+LONE_CLAIM_WHOLE_TIME = True
 # of a claim's share of the time, at most this part for its one query per move over a symbolic
 # item (`Claim.param`) before its instances are asked one by one
 PARAM_SHARE = 0.5
@@ -325,9 +328,15 @@ class Induction:
 
         def share(to_go: int) -> None:
             # each claim its fair share of the time left (one share kept for the second pass): a
-            # claim the solver struggles with must not starve the others
+            # claim the solver struggles with must not starve the others. A lone plain claim
+            # with no other engine to hand it to has no second pass (its Houdini runs to the
+            # fixpoint in the first): it gets the whole time (kept half, a card game's facts of
+            # the flow's structure ran out at its last decision point at every budget tried, 60
+            # to 150 s, and were dropped whole)
             if final is not None:
-                self.deadline = time.perf_counter() + (final - time.perf_counter()) / (to_go + 1)
+                lone = len(claims) == 1 and claims[0].param is None and self.elsewhere is None
+                kept = 0 if lone and LONE_CLAIM_WHOLE_TIME else 1
+                self.deadline = time.perf_counter() + (final - time.perf_counter()) / (to_go + kept)
 
         def alone(c: Claim, to_go: int) -> None:
             assumed[c.name] = set(seen)
