@@ -146,12 +146,13 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         # a claim the intervals settle needs no query; one true in every state within the
         # declared ranges (and the interval facts) needs no move: one query over a free state
         open_claims = []
+        in_range: list = []  # the ranges and the interval facts, made once asked
         for c in claims:
             if facts is not None and all(_interval_holds(system, facts, f) for f in c.instances):
                 verdicts[c.name] = Verdict("proved", "intervals", "holds over the interval facts of every "
                                            "reachable decision point", time.perf_counter() - t0)
                 lemmas += c.instances
-            elif IN_RANGE and _holds_in_range(prover, system, facts, c.instances, deadline):
+            elif IN_RANGE and _holds_in_range(prover, system, facts, c.instances, deadline, in_range):
                 verdicts[c.name] = Verdict("proved", "ranges", "holds in every state whose values lie within "
                                            "their declared ranges" + (" and the interval facts" if facts is not None
                                                                       else "") + ": no move can break it",
@@ -488,20 +489,24 @@ def _interval_holds(system: System, facts, formula) -> bool:
     return facts.holds(lambda d: i)
 
 
-def _holds_in_range(prover: Prover, system: System, facts, instances: list, deadline: float | None) -> bool:
+def _holds_in_range(prover: Prover, system: System, facts, instances: list, deadline: float | None,
+                    background: list) -> bool:
     """Whether the claim of `instances` holds in every state whose values are within their
     declared ranges (and, with `facts`, the interval facts): true of a state before any move,
     whatever the moves. At most IN_RANGE_MS (a claim this does not settle that fast is left to
-    the induction, which it then cost little)."""
+    the induction, which it then cost little). `background`: those formulas, filled in at the
+    first call and reused by the next."""
     rel = prover.rel
     ms = IN_RANGE_MS if deadline is None else min(IN_RANGE_MS, int((deadline - time.perf_counter()) * 1000))
     if ms <= 0:
         return False
+    if not background:
+        background += rel.ranges(rel.state, rel.snaps)
+        if facts is not None:
+            background.append(_interval_lemma(system, facts))
     s = z3.Solver()
     s.set("timeout", ms)
-    s.add(*rel.ranges(rel.state, rel.snaps))
-    if facts is not None:
-        s.add(_interval_lemma(system, facts))
+    s.add(*background)
     s.add(z3.Not(and_all(instances)))
     return s.check() == z3.unsat
 
