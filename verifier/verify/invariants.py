@@ -87,7 +87,7 @@ IN_RANGE_MS = 1000  # at most, per claim
 # points, 180 queries of 60 ms) took 11 s and were cut short at every budget tried, 60 to 150 s,
 # so its run-time checks that rest on them stayed open; at 0.3 (with the lone claim's whole
 # share: `induction.LONE_CLAIM_WHOLE_TIME`) they are kept at `--budget 60`, and the seed games
-# at 2 players settle what they did (Wasabi!'s stage 4.7 -> 7.4 s)
+# at 2 players settle what they did (the grid game's stage 4.7 -> 7.4 s)
 PATH_SHARE = 0.3
 
 
