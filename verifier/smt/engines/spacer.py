@@ -47,7 +47,7 @@ class Spacer:
         self.deadline = deadline
         self.progress = progress or (lambda text: None)
         self.lemmas: list = []
-        self.log: list = []  # (claim, cone size, answer, seconds) per Spacer call
+        self.log: list = []  # (claim, cone size, answer, seconds, why) per Spacer call
         self._state_ids = set(system.leaves)
         self._reader = None  # an `Induction`, for its reading of the interval facts
         # the member bits of each set-valued variable: a cone holding all of them also gets the
@@ -264,7 +264,7 @@ class Spacer:
         got = isolated(ask, ms / 1000 + 5)
         spent = round(time.perf_counter() - t0, 2)
         answer = got.get("answer")
-        self.log.append((claim.name, len(order), answer, spent))
+        self.log.append((claim.name, len(order), answer, spent, str(got.get("why", ""))[:200]))
         if answer == "canceled" or (answer in ("unknown", "error", "crash") and self._late()):
             return Outcome(False, "time", detail="the time budget ran out")
         if answer == "crash":
