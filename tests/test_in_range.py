@@ -72,3 +72,32 @@ def test_without_the_check_the_claim_goes_to_the_induction(monkeypatch):
     monkeypatch.setattr(I, "IN_RANGE", False)
     v = verdicts(["prizes_given"])["prizes_given"]
     assert v.method != "ranges"
+
+
+def test_the_flows_facts_asked_at_once_keep_the_inductive_ones_only(monkeypatch):
+    """`invariants.inductive_at_once`: Houdini over whole queries, one per move. On the blackjack
+    example every fact of the flow's structure (each loop's condition and measure where it
+    holds) is kept; a planted guess that a move breaks ("at the player's choice, the player is
+    standing": false after the deal) is dropped, and the others stay."""
+    from pathlib import Path
+
+    from verifier.frontend import load_program
+    from verifier.smt.encode import eq_leaf, implies, num
+    from verifier.smt.path_facts import path_facts
+    from verifier.smt.relation import Candidate
+    monkeypatch.setattr(I, "AT_ONCE_MS", 20000)  # (the logic, not the glance's time limit)
+    root = Path(__file__).resolve().parents[1]
+    program, _ = load_program(root / "spec/examples/blackjack.rules")
+    prover = Prover(program, 1, {}, 10)
+    facts = path_facts(program, 1, {})
+    assert len(facts) >= 4
+    kept = I.inductive_at_once(prover, facts, [], time.perf_counter() + 60)
+    assert kept is not None and [c.name for c in kept] == [c.name for c in facts]
+    choice = next(d for d, dp in enumerate(program.decisions) if "hit" in str(getattr(dp.node, "moves", "")) or
+                  any(getattr(m, "name", "") == "hit" for m in getattr(dp.node, "moves", ())))
+    standing = Candidate("planted", "at the choice, standing", None,
+                         lambda st, snaps: implies(eq_leaf(st.pc, num(choice)), st.vars["standing"]))
+    # (it holds when the game starts: the flow is not at the choice then)
+    kept = I.inductive_at_once(prover, facts + [standing], [], time.perf_counter() + 60)
+    assert kept is not None and "planted" not in [c.name for c in kept]
+    assert [c.name for c in kept] == [c.name for c in facts]

@@ -92,6 +92,12 @@ IN_RANGE_MS = 3000
 # share: `induction.LONE_CLAIM_WHOLE_TIME`) they are kept at `--budget 60`, and the seed games
 # at 2 players settle what they did (the grid game's stage 4.7 -> 7.4 s)
 PATH_SHARE = 0.3
+# True: the facts of the flow's structure are first asked at once, one query per move for all of
+# them (`inductive_at_once`), in half their share; only where that fails, by the sliced induction,
+# which finds the ones that hold. A card game's 8 facts took the induction 180 queries of 60 ms
+# (11 s, cut short under `make verify`'s load); at once, one query per move
+AT_ONCE = True
+AT_ONCE_MS = 1000  # at most, per query of `inductive_at_once` (one query of the card game took 0.3 s cold)
 
 
 def prove_invariants(prover: Prover, invariants: list, deadline: float | None, progress=None,
@@ -122,13 +128,18 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         # the induction keeps only where inductive; they carry `no_deadlock` and loop measures
         # where a move is legal because the loop around it said so (smt/path_facts.py)
         # (each must hold when the game starts: induction alone shows only that moves keep it)
-        guesses = [c.at(rel.state, rel.snaps) for c in path_facts(p, n, options)
-                   if is_true(z3.simplify(c.at(init.state, init.snapshots)))]
+        held = [c for c in path_facts(p, n, options) if is_true(z3.simplify(c.at(init.state, init.snapshots)))]
+        guesses = [c.at(rel.state, rel.snaps) for c in held]
         if guesses:
             say("facts of the flow's structure")
-            paths = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, PATH_SHARE), say)
-            paths.run([Claim("what held on the way in", None, guesses)], list(lemmas))
-            lemmas += [f for f in paths.lemmas if f not in lemmas]
+            at_once = inductive_at_once(prover, held, list(lemmas), _share(deadline, PATH_SHARE / 4)) \
+                if AT_ONCE else None
+            if at_once is not None:
+                lemmas += [f for f in (c.at(rel.state, rel.snaps) for c in at_once) if f not in lemmas]
+            else:
+                paths = Induction(system, facts, prover.timeout_ms / 1000, _share(deadline, PATH_SHARE), say)
+                paths.run([Claim("what held on the way in", None, guesses)], list(lemmas))
+                lemmas += [f for f in paths.lemmas if f not in lemmas]
         # a claim `at` decision points inside `for` loops reads the loop's variable: the next
         # iteration's value is known only through where the loop is (its position, its items), so
         # those facts of the loops around the named points are asked first, on their own
@@ -490,6 +501,44 @@ def _before(deadline):
 def _interval_holds(system: System, facts, formula) -> bool:
     i = system.dag.add(formula)
     return facts.holds(lambda d: i)
+
+
+def inductive_at_once(prover: Prover, cands: list, lemmas: list, deadline: float | None) -> list | None:
+    """The largest subset of `cands` (Candidates that hold when the game starts) whose
+    conjunction is inductive, found by Houdini over whole queries: for every alternative of every
+    decision point one query (the declared ranges, `lemmas`, every kept candidate before the
+    move, the move's guard; some kept candidate false after it); a model drops the candidates
+    false in it after the move, and the round starts again, until a round finds none. None if
+    `deadline` comes first (the sliced induction then finds which hold)."""
+    rel = prover.rel
+    kept = list(cands)
+    base = [*rel.ranges(rel.state, rel.snaps), *lemmas]
+    while kept:
+        pre = [c.at(rel.state, rel.snaps) for c in kept]
+        dropped = False
+        for d in range(len(prover.p.decisions)):
+            for alt in rel.alternatives(d):
+                ms = None if deadline is None else int((deadline - time.perf_counter()) * 1000)
+                if ms is not None and ms <= 0:
+                    return None
+                post = [c.at(alt.step.state, alt.step.snapshots) for c in kept]
+                s = z3.Solver()
+                # a glance: where one query is not quick, the sliced induction does better
+                s.set("timeout", AT_ONCE_MS if ms is None else min(AT_ONCE_MS, ms))
+                s.add(*base, *pre, rel.at_decision(d, rel.state), alt.guard, z3.Not(and_all(post)))
+                r = s.check()
+                if r == z3.unknown:
+                    return None
+                if r == z3.sat:
+                    m = s.model()
+                    kept = [c for c, f in zip(kept, post) if not z3.is_false(m.eval(f, model_completion=True))]
+                    dropped = True
+                    break
+            if dropped:
+                break
+        if not dropped:
+            return kept
+    return kept
 
 
 def _holds_in_range(prover: Prover, system: System, facts, instances: list, deadline: float | None,
