@@ -93,7 +93,7 @@ IN_RANGE_MS = 3000
 # at 2 players settle what they did (the grid game's stage 4.7 -> 7.4 s)
 PATH_SHARE = 0.3
 # True: the facts of the flow's structure are first asked at once, one query per move for all of
-# them (`inductive_at_once`), in half their share; only where that fails, by the sliced induction,
+# them (`inductive_at_once`), in a quarter of their share; only where that gives up, by the sliced induction,
 # which finds the ones that hold. A card game's 8 facts took the induction 180 queries of 60 ms
 # (11 s, cut short under `make verify`'s load); at once, one query per move
 AT_ONCE = True
