@@ -101,3 +101,34 @@ def test_the_flows_facts_asked_at_once_keep_the_inductive_ones_only(monkeypatch)
     kept = I.inductive_at_once(prover, facts + [standing], [], time.perf_counter() + 60)
     assert kept is not None and "planted" not in [c.name for c in kept]
     assert [c.name for c in kept] == [c.name for c in facts]
+
+
+# A loop over 1..num_players keeps its items in a snapshot of 4 slots (the most players); with 2
+# players the last two are padding, which the transition leaves at 0, outside the items' type
+# 1..4. Read with the padding in that type, the declared ranges and the interval facts (which
+# know the padding is 0) together exclude every state inside the loop, and any claim about those
+# states came out "proved" (the mutation benchmark's `ramen_ink/bin_off_by_one`: a false proof)
+PADDED = """
+game padded "Padded"
+players 2..4
+var n: 0..20 = 0
+flow {
+  for i in 1..num_players {
+    choose 0 { move bump() "adds one" { n += 1 } }
+  }
+}
+outcome { score p: n }
+invariant at_most_zero "the count stays 0" : n == 0
+"""
+
+
+def test_a_loops_padding_is_not_held_to_the_items_type():
+    """The interval facts and the declared ranges agree on a state the game reaches inside the
+    loop (its second turn, n = 1): the claim, false there, is not proved over the ranges."""
+    program, _ = check_text(PADDED, "padded.rules")
+    prover = Prover(program, 2, {}, 10)
+    system, facts = I.build_system(prover, time.perf_counter() + 60, lambda text: None)
+    claim = [i for i in program.invariants if i.name == "at_most_zero"][0]
+    instances = I.instances_of(I.Encoder(program, 2, {}, prover.rel.state).invariant(claim))
+    assert facts is not None and facts.complete
+    assert not I._holds_in_range(prover, system, facts, instances, None, [])

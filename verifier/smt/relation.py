@@ -310,8 +310,15 @@ class Relation:
             elem = self.p.type_of(st.source).elem
             out += [lift(operator.le, num(0), items.length), lift(operator.le, items.length, num(len(items.items))),
                     lift(operator.le, num(0), j), lift(operator.le, j, items.length)]
-            for it in items.items:
-                out += range_constraints(it, elem, self.n)
+            # only the slots below the length hold items: the rest is padding, which the
+            # transition leaves at 0, outside an item type such as 1..4. Held to the type, the
+            # padding contradicted the interval facts (which know it is 0), and a claim about
+            # every state inside the loop was proved vacuously (as `range_constraints` guards a
+            # sequence's items, for the same reason)
+            for k, it in enumerate(items.items):
+                inner = range_constraints(it, elem, self.n)
+                if inner:
+                    out.append(implies(lift(operator.lt, num(k), items.length), and_all(inner)))
         for k in range(len(self.p.measures)):
             out.append(lift(operator.le, num(-1), snaps[f"M_{k}"]))
         return [c for c in out if not is_true(c)]
