@@ -132,3 +132,31 @@ def test_a_loops_padding_is_not_held_to_the_items_type():
     instances = I.instances_of(I.Encoder(program, 2, {}, prover.rel.state).invariant(claim))
     assert facts is not None and facts.complete
     assert not I._holds_in_range(prover, system, facts, instances, None, [])
+
+
+def test_a_background_that_excludes_a_reached_point_proves_nothing(monkeypatch):
+    """Planted: the padding held to the items' type again (the bug above). The declared ranges
+    and the interval facts then exclude the states inside the loop, and the check of the
+    background at every reached decision point refuses to prove anything over it."""
+    from verifier.smt import relation as R
+    from verifier.smt.encode import range_constraints
+    fixed = R.Relation.ranges
+
+    def padded(self, state, snaps):
+        out = fixed(self, state, snaps)
+        for key, st in self._keys.values():
+            items, _ = snaps[key]
+            for it in items.items:
+                out += range_constraints(it, self.p.type_of(st.source).elem, self.n)
+        return out
+
+    monkeypatch.setattr(R.Relation, "ranges", padded)
+    program, _ = check_text(PADDED, "padded.rules")
+    prover = Prover(program, 2, {}, 10)
+    system, facts = I.build_system(prover, time.perf_counter() + 60, lambda text: None)
+    background: list = []
+    claim = [i for i in program.invariants if i.name == "at_most_zero"][0]
+    instances = I.instances_of(I.Encoder(program, 2, {}, prover.rel.state).invariant(claim))
+    assert not I._holds_in_range(prover, system, facts, instances, None, background)
+    assert not I._consistent(system, facts, padded(prover.rel, prover.rel.state, prover.rel.snaps)
+                             + [I._interval_lemma(system, facts)], 3000)

@@ -37,7 +37,7 @@ import time
 from dataclasses import replace
 
 from ..ir import nodes as N
-from ..smt.encode import Encoder, and_all, eq_leaf, implies, is_true, lift, num, z3
+from ..smt.encode import FALSE, Encoder, and_all, eq_leaf, implies, is_false, is_true, lift, num, z3
 from ..smt.engines.induction import Claim, Induction, Outcome, instances_of
 from ..smt.engines.intervals import BIG, Intervals
 from ..smt.engines.spacer import Spacer
@@ -556,11 +556,35 @@ def _holds_in_range(prover: Prover, system: System, facts, instances: list, dead
         background += rel.ranges(rel.state, rel.snaps)
         if facts is not None:
             background.append(_interval_lemma(system, facts))
+        if not _consistent(system, facts, background, ms):
+            # a background that excludes the states of a decision point the game reaches would
+            # prove any claim there: nothing is proved so (`False` marks it for the next calls)
+            background[:] = [FALSE]
+    if len(background) == 1 and is_false(background[0]):
+        return False
     s = z3.Solver()
     s.set("timeout", ms)
     s.add(*background)
     s.add(z3.Not(and_all(instances)))
     return s.check() == z3.unsat
+
+
+def _consistent(system: System, facts, background: list, ms: int) -> bool:
+    """Whether `background` (the declared ranges and the interval facts) admits a state at every
+    decision point the interval analysis reaches (and at the end): one query each. Both are
+    meant to be facts of every reachable state; where they contradict each other at a point,
+    one of them is not, and a claim "true in every state of the background" says nothing there
+    (a loop's padding held to its items' type did so, `Relation.ranges`)."""
+    pc = system.rel.state.pc
+    points = system.decisions + [-1] if facts is None else \
+        [d for d in system.decisions + [-1] if facts.states.get(d) is not None]
+    for d in points:
+        s = z3.Solver()
+        s.set("timeout", max(1, ms))
+        s.add(*background, eq_leaf(pc, num(d)))
+        if s.check() != z3.sat:
+            return False
+    return True
 
 
 def _interval_lemma(system: System, facts):
