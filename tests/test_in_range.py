@@ -122,14 +122,19 @@ invariant at_most_zero "the count stays 0" : n == 0
 """
 
 
-def test_a_loops_padding_is_not_held_to_the_items_type():
-    """The interval facts and the declared ranges agree on a state the game reaches inside the
-    loop (its second turn, n = 1): the claim, false there, is not proved over the ranges."""
+def padded_claim() -> tuple:
+    """(prover, system, interval facts, the claim's instances) of PADDED at 2 players."""
     program, _ = check_text(PADDED, "padded.rules")
     prover = Prover(program, 2, {}, 10)
     system, facts = I.build_system(prover, time.perf_counter() + 60, lambda text: None)
     claim = [i for i in program.invariants if i.name == "at_most_zero"][0]
-    instances = I.instances_of(I.Encoder(program, 2, {}, prover.rel.state).invariant(claim))
+    return prover, system, facts, I.instances_of(I.Encoder(program, 2, {}, prover.rel.state).invariant(claim))
+
+
+def test_a_loops_padding_is_not_held_to_the_items_type():
+    """The interval facts and the declared ranges agree on a state the game reaches inside the
+    loop (its second turn, n = 1): the claim, false there, is not proved over the ranges."""
+    prover, system, facts, instances = padded_claim()
     assert facts is not None and facts.complete
     assert not I._holds_in_range(prover, system, facts, instances, None, [])
 
@@ -151,12 +156,7 @@ def test_a_background_that_excludes_a_reached_point_proves_nothing(monkeypatch):
         return out
 
     monkeypatch.setattr(R.Relation, "ranges", padded)
-    program, _ = check_text(PADDED, "padded.rules")
-    prover = Prover(program, 2, {}, 10)
-    system, facts = I.build_system(prover, time.perf_counter() + 60, lambda text: None)
-    background: list = []
-    claim = [i for i in program.invariants if i.name == "at_most_zero"][0]
-    instances = I.instances_of(I.Encoder(program, 2, {}, prover.rel.state).invariant(claim))
-    assert not I._holds_in_range(prover, system, facts, instances, None, background)
+    prover, system, facts, instances = padded_claim()
+    assert not I._holds_in_range(prover, system, facts, instances, None, [])
     assert not I._consistent(system, facts, padded(prover.rel, prover.rel.state, prover.rel.snaps)
                              + [I._interval_lemma(system, facts)], 3000)
