@@ -136,13 +136,13 @@ def test_a_loops_padding_is_not_held_to_the_items_type():
     loop (its second turn, n = 1): the claim, false there, is not proved over the ranges."""
     prover, system, facts, instances = padded_claim()
     assert facts is not None and facts.complete
-    assert not I._holds_in_range(prover, system, facts, instances, None, [])
+    kept, background = I._background(prover, system, facts, None, lambda text: None)
+    assert kept is facts and background is not None
+    assert not I._holds_in_range(instances, None, background)
 
 
-def test_a_background_that_excludes_a_reached_point_proves_nothing(monkeypatch):
-    """Planted: the padding held to the items' type again (the bug above). The declared ranges
-    and the interval facts then exclude the states inside the loop, and the check of the
-    background at every reached decision point refuses to prove anything over it."""
+def plant_padding(monkeypatch):
+    """The padding held to the items' type again (the bug above)."""
     from verifier.smt import relation as R
     from verifier.smt.encode import range_constraints
     fixed = R.Relation.ranges
@@ -156,7 +156,31 @@ def test_a_background_that_excludes_a_reached_point_proves_nothing(monkeypatch):
         return out
 
     monkeypatch.setattr(R.Relation, "ranges", padded)
+
+
+def test_a_background_that_excludes_a_reached_point_is_not_used(monkeypatch):
+    """Planted: the padding bug. The declared ranges and the interval facts then exclude the
+    states inside the loop; the check at every reached decision point drops the interval facts,
+    and over the ranges alone the claim is not proved."""
+    plant_padding(monkeypatch)
     prover, system, facts, instances = padded_claim()
-    assert not I._holds_in_range(prover, system, facts, instances, None, [])
-    assert not I._consistent(system, facts, padded(prover.rel, prover.rel.state, prover.rel.snaps)
-                             + [I._interval_lemma(system, facts)], 3000)
+    assert I._consistent(system, facts, prover.rel.ranges(prover.rel.state, prover.rel.snaps)
+                         + [I._interval_lemma(system, facts)], 3000) is False
+    said = []
+    kept, background = I._background(prover, system, facts, None, said.append)
+    assert kept is None and background is not None and said
+    assert not I._holds_in_range(instances, None, background)
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_with_the_padding_bug_the_guard_keeps_the_false_claim_unproved(guarded, monkeypatch):
+    """The whole of `prove_invariants` on the planted bug: with the check, the false claim is
+    not proved by any method; with it disabled, the vacuous background proves it (the false
+    proof the mutation benchmark found), so the check is what stops it."""
+    plant_padding(monkeypatch)
+    if not guarded:
+        monkeypatch.setattr(I, "_consistent", lambda *args: True)
+    program, _ = check_text(PADDED, "padded.rules")
+    prover = Prover(program, 2, {}, 10)
+    v = I.prove_invariants(prover, program.invariants, time.perf_counter() + 60, spacer=False)
+    assert (v["at_most_zero"].status == "proved") == (not guarded)

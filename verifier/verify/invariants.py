@@ -37,7 +37,7 @@ import time
 from dataclasses import replace
 
 from ..ir import nodes as N
-from ..smt.encode import FALSE, Encoder, and_all, eq_leaf, implies, is_false, is_true, lift, num, z3
+from ..smt.encode import Encoder, and_all, eq_leaf, implies, is_true, lift, num, z3
 from ..smt.engines.induction import Claim, Induction, Outcome, instances_of
 from ..smt.engines.intervals import BIG, Intervals
 from ..smt.engines.spacer import Spacer
@@ -122,6 +122,9 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
     between = None  # the older engine between the induction's passes (`_Between`)
     try:
         system, facts = build_system(prover, deadline, say)
+        # the declared ranges and the interval facts, which the flow's facts asked at once and
+        # the `ranges` method assume: checked once against every reached decision point
+        facts, background = _background(prover, system, facts, deadline, say)
         if facts is not None:
             lemmas.append(_interval_lemma(system, facts))
         # what held on the way into each decision point (a loop's condition, its measure): guesses
@@ -133,7 +136,7 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         if guesses:
             say("facts of the flow's structure")
             at_once = inductive_at_once(prover, held, list(lemmas), _share(deadline, PATH_SHARE / 4)) \
-                if AT_ONCE else None
+                if AT_ONCE and background is not None else None
             if at_once is not None:
                 lemmas += [f for f in (c.at(rel.state, rel.snaps) for c in at_once) if f not in lemmas]
             else:
@@ -160,13 +163,12 @@ def prove_invariants(prover: Prover, invariants: list, deadline: float | None, p
         # a claim the intervals settle needs no query; one true in every state within the
         # declared ranges (and the interval facts) needs no move: one query over a free state
         open_claims = []
-        in_range: list = []  # the ranges and the interval facts, made once asked
         for c in claims:
             if facts is not None and all(_interval_holds(system, facts, f) for f in c.instances):
                 verdicts[c.name] = Verdict("proved", "intervals", "holds over the interval facts of every "
                                            "reachable decision point", time.perf_counter() - t0)
                 lemmas += c.instances
-            elif IN_RANGE and _holds_in_range(prover, system, facts, c.instances, deadline, in_range):
+            elif IN_RANGE and background is not None and _holds_in_range(c.instances, deadline, background):
                 verdicts[c.name] = Verdict("proved", "ranges", "holds in every state whose values lie within "
                                            "their declared ranges" + (" and the interval facts" if facts is not None
                                                                       else "") + ": no move can break it",
@@ -541,26 +543,35 @@ def inductive_at_once(prover: Prover, cands: list, lemmas: list, deadline: float
     return kept
 
 
-def _holds_in_range(prover: Prover, system: System, facts, instances: list, deadline: float | None,
-                    background: list) -> bool:
-    """Whether the claim of `instances` holds in every state whose values are within their
-    declared ranges (and, with `facts`, the interval facts): true of a state before any move,
-    whatever the moves. At most IN_RANGE_MS (a claim this does not settle that fast is left to
-    the induction, which it then cost little). `background`: those formulas, filled in at the
-    first call and reused by the next."""
+def _background(prover: Prover, system: System, facts, deadline: float | None, say) -> tuple:
+    """(the interval facts to use, the background or None). The background: the declared ranges
+    and (with `facts`) the interval facts over the free state, which the flow's facts asked at
+    once and the `ranges` method assume. Both are meant to be facts of every reachable state; if
+    together they admit no state at a decision point the game reaches (`_consistent`), one of
+    them is wrong there and any claim "true in every state of the background" would be proved
+    vacuously: the interval facts are then dropped (they are also the induction's lemma), and
+    the background is None unless the ranges alone pass. None too where the check is cut short."""
     rel = prover.rel
-    ms = IN_RANGE_MS if deadline is None else min(IN_RANGE_MS, int((deadline - time.perf_counter()) * 1000))
-    if ms <= 0:
-        return False
-    if not background:
-        background += rel.ranges(rel.state, rel.snaps)
+    while True:
+        background = rel.ranges(rel.state, rel.snaps)
         if facts is not None:
             background.append(_interval_lemma(system, facts))
-        if not _consistent(system, facts, background, ms):
-            # a background that excludes the states of a decision point the game reaches would
-            # prove any claim there: nothing is proved so (`False` marks it for the next calls)
-            background[:] = [FALSE]
-    if len(background) == 1 and is_false(background[0]):
+        ms = IN_RANGE_MS if deadline is None else min(IN_RANGE_MS, int((deadline - time.perf_counter()) * 1000))
+        answer = _consistent(system, facts, background, ms)
+        if answer is not False or facts is None:
+            return facts, (background if answer else None)
+        say("the interval facts and the declared ranges exclude a decision point the game reaches: "
+            "the interval facts are not used")
+        facts = None
+
+
+def _holds_in_range(instances: list, deadline: float | None, background: list) -> bool:
+    """Whether the claim of `instances` holds in every state of `background` (`_background`:
+    the declared ranges and the interval facts): true of a state before any move, whatever the
+    moves. At most IN_RANGE_MS (a claim this does not settle that fast is left to the induction,
+    which it then cost little)."""
+    ms = IN_RANGE_MS if deadline is None else min(IN_RANGE_MS, int((deadline - time.perf_counter()) * 1000))
+    if ms <= 0:
         return False
     s = z3.Solver()
     s.set("timeout", ms)
@@ -574,17 +585,22 @@ def _consistent(system: System, facts, background: list, ms: int) -> bool:
     decision point the interval analysis reaches (and at the end): one query each. Both are
     meant to be facts of every reachable state; where they contradict each other at a point,
     one of them is not, and a claim "true in every state of the background" says nothing there
-    (a loop's padding held to its items' type did so, `Relation.ranges`)."""
+    (a loop's padding held to its items' type did so, `Relation.ranges`). None where a query is
+    cut short and none excludes its point."""
     pc = system.rel.state.pc
     points = system.decisions + [-1] if facts is None else \
         [d for d in system.decisions + [-1] if facts.states.get(d) is not None]
+    answer: bool | None = True
     for d in points:
         s = z3.Solver()
         s.set("timeout", max(1, ms))
         s.add(*background, eq_leaf(pc, num(d)))
-        if s.check() != z3.sat:
+        r = s.check()
+        if r == z3.unsat:
             return False
-    return True
+        if r == z3.unknown:
+            answer = None
+    return answer
 
 
 def _interval_lemma(system: System, facts):
