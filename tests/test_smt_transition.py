@@ -611,3 +611,38 @@ def test_a_walk_gives_up_past_the_fork_limit_it_is_given():
         with pytest.raises(NotEncoded, match="forked 1 times"):
             walk()
     assert walk().state is not None
+
+
+# A later parameter's source reads an earlier parameter through a definition of a narrower
+# argument type: the engine evaluates `partners(x)` only for x among x's items (0..8 here), so
+# the check "argument b of near is a value of 1..8" (x != 0 in its branch) must rest on that
+# (Ramen Ink's draw move: `y in partners(d, x)` was reported as failing for x = -1)
+SOURCE_READS_PARAM = r'''
+game chained "Chained sources"
+players 2
+type Bowl = 1..8
+type Target = 0..8
+var hits: 0..20 = 0
+def near(b: Bowl): set of Bowl = {b}
+def partners(a: Target): set of Target = if a == 0 then {0} else collect(t in Target where t == 0 or t in near(a))
+flow {
+  choose 0 { move draw(x in collect(t in Target), y in partners(x)) "draws {x} {y}" { hits += 1 } }
+}
+outcome { score p: hits }
+'''
+
+
+def test_a_sources_checks_rest_on_the_earlier_parameters_domains():
+    from verifier.frontend import check_text
+    from verifier.smt.prove import Prover
+    program, _ = check_text(SOURCE_READS_PARAM, "chained.rules")
+    prover = Prover(program, 2, {}, 10)
+    asked = 0
+    for d in range(len(program.decisions)):
+        for alt in prover.alternatives(d):
+            for o in alt.pre:
+                s = z3.Solver()
+                s.add(*prover._at(d, alt), z3.Not(o.cond))
+                assert s.check() == z3.unsat, o.sentence
+                asked += 1
+    assert asked  # the check of near's argument is among them

@@ -1150,7 +1150,10 @@ def legal(program: Program, n: int, options: dict, state: StateVars, move, param
         x = params[p.name]
         parts += range_constraints(x, t, n)
         if p.source is not None:
-            parts.append(_member(enc, p.source, x))
+            # the engine evaluates a source only for earlier parameters drawn from theirs: its
+            # checks rest on them (`y in partners(x)` reads x as one of x's items, never -1)
+            with enc._guard(and_all(parts)):
+                parts.append(_member(enc, p.source, x))
         enc.scopes[-1][p.name] = x
     for r in mi.move.requires:
         with enc._guard(and_all(parts)):
