@@ -154,3 +154,46 @@ def test_verify_proves_it_and_shows_a_game_that_breaks_the_false_ones(tmp_path, 
     results = {r["name"]: r["status"] for report in json.loads(out)["reports"] for r in report["results"]}
     assert results["pace"] == "proved" and results["ahead"] == "violated" and results["short"] == "violated"
     assert code == 0
+
+
+# A turn loop over `seats_from(lead)`, where `lead` rotates by round: its items depend on the
+# state, but on nothing the loop's body writes. The count of cards on the table at a `take` is
+# read through the seat's place in the turn, `(p - lead + num_players) % num_players`, which the
+# induction sees only if it knows the snapshot still holds `seats_from(lead)`
+TURNS = '''
+game turns "Turns"
+players 2..4
+var table: 0..5 = 0
+var lead: Player = 0
+flow {
+  for r in 1..3 {
+    lead = (r - 1) % num_players
+    table = num_players + 1
+    for p in seats_from(lead) {
+      choose p { move take() "takes a card" { table -= 1 } }
+    }
+  }
+}
+outcome { score p: table }
+invariant cards_for_takers "at a take, one card more than the players still to take" at take:
+  table == num_players + 1 - (p - lead + num_players) % num_players
+'''
+
+
+def test_a_turn_loops_items_are_tied_to_what_they_were_read_from(monkeypatch):
+    """With the fact "the loop's items are still `seats_from(lead)`" (nothing in the loop writes
+    `lead`) the claim is proved; planted without that part of the loop's facts, it is not."""
+    program, diags = check_text(TURNS, "turns.rules")
+    assert program is not None, [d.message for d in diags]
+    monkeypatch.setattr(Prover, "invariants", lambda self, *a, **k: {})  # (the sliced induction alone)
+    inv = next(d for d in program.invariants if d.name == "cards_for_takers")
+
+    def proved() -> bool:
+        prover = Prover(program, 3, {}, 10)
+        return prove_invariants(prover, [inv], time.perf_counter() + 60, spacer=False)[inv.name].status == "proved"
+
+    assert proved()
+    from verifier.smt import relation as R
+    # planted: the items read as if they read what the turn writes (never "unchanged")
+    monkeypatch.setattr(R, "names_read", lambda program, node: frozenset({"table"}))
+    assert not proved()

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from ..frontend.typecheck import Program, walk
 from ..ir import nodes as N
 from .encode import (CTX, TRUE, Encoder, NotEncoded, OutOfTime, SeqVal, encoding_deadline, to_python, z3, StateVars, and_, and_all, eq_leaf, eq_val, implies, int_range, is_false, is_lit, is_num, is_true, lift,
-                     num, or_all, range_constraints, same, select)
+                     names_read, num, or_all, range_constraints, same, select)
 from .transition import (Step, chance_draw, chance_successor, decision_paths, fork_limit, fresh, fresh_params,
-                         fresh_snapshots, joint_successor, legal, snapshot_keys, successor)
+                         fresh_snapshots, joint_successor, legal, packed, snapshot_keys, successor)
 
 __all__ = ["Alternative", "Relation", "Candidate", "SuccessorPath", "at_pc", "successor_cases", "successor_paths"]
 
@@ -407,6 +407,12 @@ class Relation:
     def _loop_fact(self, d: int, loop):
         key = self._keys[id(loop)][0]
         static = self._static_items(loop)
+        # items that depend on the state but on nothing the loop's body writes (`seats_from(active)`
+        # in a turn loop): still what the collection holds now. Without it the loop's variable is
+        # not tied to its position (the k-th seat of the turn is `(active + k) % num_players`), and
+        # a count kept per turn ("one card fewer per player who took") cannot be read across an
+        # iteration. A guess like the rest of the fact: the induction keeps it only if it holds
+        unchanged = static is None and not (names_read(self.p, loop.source) & (written(loop.body.stmts) | {loop.var}))
 
         def fact(state: StateVars, snaps: dict):
             items, j = snaps[key]
@@ -417,6 +423,16 @@ class Relation:
             if static is not None:
                 parts.append(eq_leaf(items.length, num(len(static))))
                 parts += [eq_val(items.items[i], v) for i, v in enumerate(static) if i < len(items.items)]
+            elif unchanged:
+                try:
+                    enc = Encoder(self.p, self.n, self.options, state)
+                    now = packed(enc.members(loop.source), self.p.type_of(loop.source).elem, self.n)
+                except NotEncoded:
+                    now = None  # (a collection the encoder cannot read: the fact without it)
+                if now is not None:
+                    parts.append(eq_leaf(items.length, now.length))
+                    parts += [implies(lift(operator.lt, num(i), now.length), eq_val(items.items[i], now.items[i]))
+                              for i in range(min(len(items.items), len(now.items)))]
             return implies(eq_leaf(state.pc, num(d)), and_all(parts))
         return fact
 

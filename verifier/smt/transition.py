@@ -40,7 +40,7 @@ from .encode import (CTX, FALSE, TRUE, Encoder, at_step, fresh, z3, NotEncoded, 
                      is_true, ite, ite_val, lift, literal, not_, num, or_, or_all, range_constraints, real,
                      same_sort, select, set_size, sized, total, bool_int, Obligation)
 
-__all__ = ["Frame", "Exec", "Step", "merge", "successor", "loop_alone", "loop_steps_alone", "joint_successor", "fork_limit", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
+__all__ = ["Frame", "Exec", "Step", "packed", "merge", "successor", "loop_alone", "loop_steps_alone", "joint_successor", "fork_limit", "snapshot_keys", "snapshots_of", "fresh_snapshots", "WHILE_BOUND"]
 
 WHILE_BOUND = 64  # iterations a decision-free `while` is unrolled (a "bound" obligation says it suffices)
 CONCRETE_LOOP_LIMIT = 10_000  # a literal loop running longer is reported, not followed
@@ -149,6 +149,19 @@ class Stop(Exception):
 
 def has_decision(st) -> bool:
     return any(isinstance(x, (N.Choose, N.Simultaneous, N.Chance)) for x in walk(st))
+
+
+def packed(rows: list, elem, n: int) -> SeqVal:
+    """A collection's members (`Encoder.members`: (guard, value) rows) packed to the front of
+    a sequence, in order: what a `for` loop's snapshot holds (the engine's `list(source)`)."""
+    slots = [default_value(elem, n) for _ in range(max(len(rows), 1))]
+    count = num(0)
+    for g, x in rows:
+        if is_false(g):
+            continue
+        slots = [ite_val(and_(g, eq_leaf(count, num(k))), x, y) for k, y in enumerate(slots)]
+        count = lift(operator.add, count, ite(g, num(1), num(0)))
+    return SeqVal(count, tuple(slots))
 
 
 def snapshot_keys(program: Program) -> dict:
@@ -912,16 +925,7 @@ class FlowWalk(Exec):
         """The engine's `I_ = list(source)`, `J_ = 0`: the items the collection holds, packed to the
         front (a set's members or a sequence's first `length` items, in order)."""
         key = self._snap_keys[id(st)][0]
-        rows = self.sync().members(st.source)
-        elem = self.T(st.source).elem
-        slots = [default_value(elem, self.n) for _ in range(max(len(rows), 1))]
-        count = num(0)
-        for g, x in rows:
-            if is_false(g):
-                continue
-            slots = [ite_val(and_(g, eq_leaf(count, num(k))), x, y) for k, y in enumerate(slots)]
-            count = lift(operator.add, count, ite(g, num(1), num(0)))
-        self.fr.snaps[key] = (SeqVal(count, tuple(slots)), num(0))
+        self.fr.snaps[key] = (packed(self.sync().members(st.source), self.T(st.source).elem, self.n), num(0))
 
     def resume(self, decision: int) -> None:
         """Everything after decision point `decision`: the rest of each enclosing block, innermost
