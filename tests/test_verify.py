@@ -1601,3 +1601,44 @@ def test_a_check_in_a_set_up_loop_is_settled_on_the_paths_through_the_loop():
     assert without.kind == "open"  # no decision point named: the paths run to their depth
     short = prover_of(long_game.replace("collect(i in Item)", "collect(i in Item where i < 5)"))
     assert short.reach_failed_checks(20).kind == "reached"
+
+
+# A `let` read by a move's loop: `line[i]` for i below k is inside the line only if k is still the
+# line's size at the choice, which the flow's facts say (`let` facts of `path_facts`)
+LETS = '''
+game lets "Lets"
+players 2
+var line: seq of 1..5 max 6 = []
+var total: 0..90 = 0
+flow {
+  for r in 1..60 {
+    if size(line) < 6 { append r % 5 + 1 to line }
+    let k = size(line)
+    choose 0 {
+      move count_up() "adds up the line" { for i in 0..k - 1 { total = least(90, total + line[i]) } }
+    }
+  }
+}
+outcome { score p: total }
+'''
+
+
+def test_a_lets_value_is_a_fact_of_the_flow_until_what_it_reads_is_written():
+    """`path_conditions` lists the let at the choice after it, and not once what it reads is
+    written in between; the induction keeps the fact (`inductive_at_once`: it holds), and verify
+    proves `well_formed`."""
+    import time
+
+    from verifier.smt.path_facts import path_conditions, path_facts
+    from verifier.smt.prove import Prover
+    from verifier.verify.invariants import inductive_at_once
+    program = program_of(LETS)
+    assert [kind for kind, _, _ in path_conditions(program)[0]] == ["let"]
+    written = program_of(LETS.replace("choose 0 {", "total = 0\n    choose 0 {").replace("let k = size(line)", "let k = size(line) + total"))
+    assert [kind for kind, _, _ in path_conditions(written)[0]] == []  # what it reads was written since
+    facts = [c for c in path_facts(program, 2, {}) if "let" in c.name]
+    assert len(facts) == 1
+    kept = inductive_at_once(Prover(program, 2, {}, 10), facts, [], time.perf_counter() + 60)
+    assert kept is not None and [c.name for c in kept] == [facts[0].name]
+    res, _ = run(LETS)
+    assert res["well_formed"].status == "proved", res["well_formed"].reason

@@ -15,25 +15,31 @@ Walk: the flow's statements in order; a move body holds no decision point (moves
 from __future__ import annotations
 
 from ..ir import nodes as N
-from .encode import Encoder, NotEncoded, StateVars, eq_leaf, implies, is_true, num, z3
-from .relation import Candidate
+from .encode import Encoder, NotEncoded, StateVars, eq_leaf, eq_val, implies, is_true, names_read, num, z3
+from .relation import Candidate, written
 from .transition import fresh_snapshots
 
 __all__ = ["path_conditions", "path_facts"]
 
 
 def path_conditions(program) -> dict[int, list[tuple]]:
-    """decision index -> what held on the way in: ("cond", expr, truth) and ("measure", k, expr)."""
+    """decision index -> what held on the way in: ("cond", expr, truth), ("measure", k, expr) and
+    ("let", name, expr)."""
     index = {id(d.node): d.index for d in program.decisions}
     measure_of = {id(w): k for k, w in enumerate(program.measures)}
     out: dict[int, list[tuple]] = {}
+
+    def still(held: list, body) -> list:
+        """`held` without the lets whose value reads what `body` may write."""
+        w = written(body.stmts if isinstance(body, N.Block) else [body])
+        return [h for h in held if h[0] != "let" or not (names_read(program, h[2]) & (w | {h[1]}))]
 
     def walk(node, held: list) -> None:
         if id(node) in index:
             out[index[id(node)]] = list(held)
             return
         if isinstance(node, N.While):
-            inner = held + [("cond", node.cond, True)]
+            inner = still(held, node.body) + [("cond", node.cond, True)]
             if node.decreases is not None and id(node) in measure_of:
                 inner.append(("measure", measure_of[id(node)], node.decreases))
             walk(node.body, inner)
@@ -47,8 +53,14 @@ def path_conditions(program) -> dict[int, list[tuple]]:
         elif isinstance(node, N.Block):
             for stmt in node.stmts:
                 walk(stmt, held)
+                # a `let`'s value, while nothing it reads is written: the decision points after
+                # it in its block see the name equal to it (`let n = size(drawn.toppings)`, then a
+                # move reads `drawn.toppings[i]` for i below n)
+                held = still(held, stmt)
+                if isinstance(stmt, N.Let) and stmt.name not in names_read(program, stmt.value):
+                    held = held + [("let", stmt.name, stmt.value)]
         elif isinstance(node, N.For):
-            walk(node.body, held)
+            walk(node.body, still(held, node.body))
         # assignments, lets, edits, `say`, `end`: no decision point inside
 
     if program.flow is not None:
@@ -75,6 +87,8 @@ def _candidate(program, n: int, options: dict, d: int, kind: str, what, expr) ->
         value = Encoder(program, n, options, state).expr(what if kind == "cond" else expr)
         if kind == "cond":
             return value if expr else z3.Not(value)  # ("cond", condition, whether it held)
+        if kind == "let":
+            return eq_val(state.locals[what], value)  # ("let", name, its value)
         return eq_leaf(snaps[f"M_{what}"], value)  # ("measure", k, the measure)
 
     def at(state, snaps):
@@ -88,7 +102,8 @@ def _candidate(program, n: int, options: dict, d: int, kind: str, what, expr) ->
         return None
     line = (what if kind == "cond" else expr).span.line
     text = f"the condition at line {line} {'held' if kind != 'cond' or expr else 'did not hold'}" \
-        if kind == "cond" else f"the loop's remembered measure is its measure (line {line})"
+        if kind == "cond" else f"{what} is still the value it was bound to (line {line})" if kind == "let" \
+        else f"the loop's remembered measure is its measure (line {line})"
     return Candidate(f"path {d} {kind} line {line}" + ("" if kind != "cond" or expr else " (not)"),
                      f"at decision point {d}, {text}", None, at)
 
