@@ -238,3 +238,26 @@ def test_the_older_engines_frame_facts_are_proved_once_a_prover():
     asked.clear()
     assert prover.invariants()["bounded"].status == "proved"
     assert not any(names and "bounded" not in names for names in asked), asked  # the first call's frame facts
+
+
+def test_spacer_stuck_on_a_lemma_is_asked_again_with_another_seed(monkeypatch):
+    """Spacer's own failure ("Stuck on a lemma", once after 0.57 s on a seed game's query that it
+    proved when asked again) is planted on the first query: the query is asked again and the
+    claim proved; without the retry the answer is Spacer's error, not a proof."""
+    from verifier.smt.engines import spacer as S
+    real = z3.Fixedpoint.query
+    calls = []
+
+    def stuck_once(self, *query):
+        calls.append(1)
+        if len(calls) == 1:
+            raise z3.Z3Exception(b"Stuck on a lemma")
+        return real(self, *query)
+
+    monkeypatch.setattr(z3.Fixedpoint, "query", stuck_once)
+    program, prover, system, facts = setting(TWINS)
+    out = Spacer(system, facts, timeout=30).run([claim(program, prover, "bounded")])["bounded"]
+    assert out.proved, out
+    monkeypatch.setattr(S, "STUCK_RETRIES", 0)
+    out = Spacer(system, facts, timeout=30).run([claim(program, prover, "bounded")])["bounded"]
+    assert not out.proved and "Stuck on a lemma" in out.detail, out

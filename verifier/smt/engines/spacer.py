@@ -34,6 +34,10 @@ from .intervals import Intervals
 __all__ = ["Spacer"]
 
 CONE_LEAVES = 60  # the most leaves a cone may grow to by control dependencies
+# Spacer sometimes fails on its own ("Stuck on a lemma"): the query is asked again with another
+# random seed, this many times, before the answer is `error`
+STUCK = "Stuck on a lemma"
+STUCK_RETRIES = 1
 
 
 class Spacer:
@@ -250,10 +254,17 @@ class Spacer:
 
         def ask() -> dict:
             """In the child: Spacer's answer, and its invariant as text over the state's leaves."""
-            try:
-                r = fp.query(bad())
-            except z3.Z3Exception as exc:  # a time-out (`canceled`), or a construct Spacer does not take
-                return {"answer": "canceled" if "canceled" in str(exc) else "error", "why": str(exc)[:200]}
+            for attempt in range(1 + STUCK_RETRIES):
+                try:
+                    r = fp.query(bad())
+                    break
+                except z3.Z3Exception as exc:  # a time-out (`canceled`), or a construct Spacer does not take
+                    if STUCK in str(exc) and attempt < STUCK_RETRIES:
+                        # Spacer's own failure on one run (a seed game's query answered it after
+                        # 0.57 s once, and was proved when asked again): once more, another seed
+                        fp.set("spacer.random_seed", attempt + 1)
+                        continue
+                    return {"answer": "canceled" if "canceled" in str(exc) else "error", "why": str(exc)[:200]}
             if r == z3.unsat:
                 inv = self._answer(fp, preds, terms + ghosts)
                 if inv is not None and ghosts:  # over the state's own leaves: each size as its sum
