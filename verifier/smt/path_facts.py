@@ -15,8 +15,8 @@ Walk: the flow's statements in order; a move body holds no decision point (moves
 from __future__ import annotations
 
 from ..ir import nodes as N
-from .encode import Encoder, NotEncoded, StateVars, eq_leaf, eq_val, implies, is_true, names_read, num, z3
-from .relation import Candidate, written
+from .encode import Encoder, NotEncoded, StateVars, eq_leaf, implies, is_true, names_read, num, z3
+from .relation import Candidate, let_holds, written
 from .transition import fresh_snapshots
 
 __all__ = ["path_conditions", "path_facts"]
@@ -24,7 +24,7 @@ __all__ = ["path_conditions", "path_facts"]
 
 def path_conditions(program) -> dict[int, list[tuple]]:
     """decision index -> what held on the way in: ("cond", expr, truth), ("measure", k, expr) and
-    ("let", name, expr)."""
+    ("let", the statement, expr)."""
     index = {id(d.node): d.index for d in program.decisions}
     measure_of = {id(w): k for k, w in enumerate(program.measures)}
     out: dict[int, list[tuple]] = {}
@@ -32,7 +32,7 @@ def path_conditions(program) -> dict[int, list[tuple]]:
     def still(held: list, body) -> list:
         """`held` without the lets whose value reads what `body` may write."""
         w = written(body.stmts if isinstance(body, N.Block) else [body])
-        return [h for h in held if h[0] != "let" or not (names_read(program, h[2]) & (w | {h[1]}))]
+        return [h for h in held if h[0] != "let" or not (names_read(program, h[2]) & (w | {h[1].name}))]
 
     def walk(node, held: list) -> None:
         if id(node) in index:
@@ -58,7 +58,7 @@ def path_conditions(program) -> dict[int, list[tuple]]:
                 # move reads `drawn.toppings[i]` for i below n)
                 held = still(held, stmt)
                 if isinstance(stmt, N.Let) and stmt.name not in names_read(program, stmt.value):
-                    held = held + [("let", stmt.name, stmt.value)]
+                    held = held + [("let", stmt, stmt.value)]
         elif isinstance(node, N.For):
             walk(node.body, still(held, node.body))
         # assignments, lets, edits, `say`, `end`: no decision point inside
@@ -84,11 +84,11 @@ def path_facts(program, n: int, options: dict) -> list[Candidate]:
 
 def _candidate(program, n: int, options: dict, d: int, kind: str, what, expr) -> Candidate | None:
     def fact(state, snaps):
+        if kind == "let":  # ("let", the statement, its value)
+            return let_holds(program, n, options, what, state)
         value = Encoder(program, n, options, state).expr(what if kind == "cond" else expr)
         if kind == "cond":
             return value if expr else z3.Not(value)  # ("cond", condition, whether it held)
-        if kind == "let":
-            return eq_val(state.locals[what], value)  # ("let", name, its value)
         return eq_leaf(snaps[f"M_{what}"], value)  # ("measure", k, the measure)
 
     def at(state, snaps):
@@ -102,7 +102,7 @@ def _candidate(program, n: int, options: dict, d: int, kind: str, what, expr) ->
         return None
     line = (what if kind == "cond" else expr).span.line
     text = f"the condition at line {line} {'held' if kind != 'cond' or expr else 'did not hold'}" \
-        if kind == "cond" else f"{what} is still the value it was bound to (line {line})" if kind == "let" \
+        if kind == "cond" else f"{what.name} is still the value it was bound to (line {line})" if kind == "let" \
         else f"the loop's remembered measure is its measure (line {line})"
     return Candidate(f"path {d} {kind} line {line}" + ("" if kind != "cond" or expr else " (not)"),
                      f"at decision point {d}, {text}", None, at)

@@ -330,7 +330,7 @@ class Relation:
         for d in range(len(self.p.decisions)):
             for loop, body in self._around(paths[d]):
                 if isinstance(loop, N.For) and id(loop) in self._keys:
-                    out.append(self._loop_candidate(d, loop))
+                    out += [self._loop_candidate(d, loop), *self._items_candidates(d, loop)]
                 if isinstance(loop, N.While) and loop.decreases is not None:
                     out.append(Candidate(f"measure {loop.span}@{d}", f"the measure of the loop at {loop.span} is its "
                                          f"value at the loop's head", None, self._measure_fact(d, loop)))
@@ -352,8 +352,7 @@ class Relation:
         `let last = round == 9`, at every point of the round). A guess: what the flow changed
         since makes it false, and the induction drops it."""
         def fact(state: StateVars, snaps: dict):
-            value = Encoder(self.p, self.n, self.options, state).expr(let.value)
-            return implies(eq_leaf(state.pc, num(d)), eq_val(state.locals[let.name], value))
+            return implies(eq_leaf(state.pc, num(d)), let_holds(self.p, self.n, self.options, let, state))
         return fact
 
     def loop_candidates(self, points) -> list[Candidate]:
@@ -363,8 +362,9 @@ class Relation:
         if not points:
             return []
         paths = decision_paths(self.p)
-        return [self._loop_candidate(d, loop) for d in sorted(points) for loop, _ in self._around(paths[d])
-                if isinstance(loop, N.For) and id(loop) in self._keys]
+        return [c for d in sorted(points) for loop, _ in self._around(paths[d])
+                if isinstance(loop, N.For) and id(loop) in self._keys
+                for c in [self._loop_candidate(d, loop), *self._items_candidates(d, loop)]]
 
     @staticmethod
     def _around(frames) -> list:
@@ -407,12 +407,6 @@ class Relation:
     def _loop_fact(self, d: int, loop):
         key = self._keys[id(loop)][0]
         static = self._static_items(loop)
-        # items that depend on the state but on nothing the loop's body writes (`seats_from(active)`
-        # in a turn loop): still what the collection holds now. Without it the loop's variable is
-        # not tied to its position (the k-th seat of the turn is `(active + k) % num_players`), and
-        # a count kept per turn ("one card fewer per player who took") cannot be read across an
-        # iteration. A guess like the rest of the fact: the induction keeps it only if it holds
-        unchanged = static is None and not (names_read(self.p, loop.source) & (written(loop.body.stmts) | {loop.var}))
 
         def fact(state: StateVars, snaps: dict):
             items, j = snaps[key]
@@ -423,18 +417,34 @@ class Relation:
             if static is not None:
                 parts.append(eq_leaf(items.length, num(len(static))))
                 parts += [eq_val(items.items[i], v) for i, v in enumerate(static) if i < len(items.items)]
-            elif unchanged:
-                try:
-                    enc = Encoder(self.p, self.n, self.options, state)
-                    now = packed(enc.members(loop.source), self.p.type_of(loop.source).elem, self.n)
-                except NotEncoded:
-                    now = None  # (a collection the encoder cannot read: the fact without it)
-                if now is not None:
-                    parts.append(eq_leaf(items.length, now.length))
-                    parts += [implies(lift(operator.lt, num(i), now.length), eq_val(items.items[i], now.items[i]))
-                              for i in range(min(len(items.items), len(now.items)))]
             return implies(eq_leaf(state.pc, num(d)), and_all(parts))
         return fact
+
+    def _items_candidates(self, d: int, loop) -> list[Candidate]:
+        """[a Candidate] where the loop's items depend on the state but on nothing its body writes
+        (`seats_from(active)` in a turn loop): the snapshot still holds what the collection holds
+        now. Without it the loop's variable is not tied to its position (the k-th seat of the
+        turn is `(active + k) % num_players`), and a count kept per turn ("one card fewer per
+        player who took") cannot be read across an iteration. A candidate of its own: where the
+        induction cannot keep it, the loop's other facts still stand."""
+        if self._static_items(loop) is not None or \
+                names_read(self.p, loop.source) & (written(loop.body.stmts) | {loop.var}):
+            return []
+        key = self._keys[id(loop)][0]
+
+        def fact(state: StateVars, snaps: dict):
+            items, _ = snaps[key]
+            try:
+                enc = Encoder(self.p, self.n, self.options, state)
+                now = packed(enc.members(loop.source), self.p.type_of(loop.source).elem, self.n)
+            except NotEncoded:
+                return TRUE  # (a collection the encoder cannot read: no fact)
+            parts = [eq_leaf(items.length, now.length)]
+            parts += [implies(lift(operator.lt, num(i), now.length), eq_val(items.items[i], now.items[i]))
+                      for i in range(min(len(items.items), len(now.items)))]
+            return implies(eq_leaf(state.pc, num(d)), and_all(parts))
+        return [Candidate(f"loop {loop.var}@{d} items", f"the items of the loop over {loop.var} (line "
+                          f"{loop.span.line}) are still its collection's at decision point {d}", None, fact)]
 
     def _static_items(self, loop):
         """The items of a loop's collection if they do not depend on the state, else None."""
@@ -447,6 +457,12 @@ class Relation:
             return None
         items = [x for g, x in rows if is_true(g)]
         return items if all(_is_literal(x) for x in items) else None
+
+
+def let_holds(program: Program, n: int, options: dict, let, state: StateVars):
+    """The `let`'s name still equals its definition in `state` (the older engine's frame
+    candidates and the flow's facts, `path_facts`, both guess it)."""
+    return eq_val(state.locals[let.name], Encoder(program, n, options, state).expr(let.value))
 
 
 def _root(target) -> str | None:
