@@ -205,3 +205,47 @@ def test_a_claim_read_at_the_mover_is_answered_for_the_second_seat_by_the_first(
     rotated, asked_rotated, hits = ask_counts(program, prover, system, "mover_room", True, monkeypatch)
     assert plain.proved and rotated.proved
     assert hits > 0 and asked_rotated < asked_plain
+
+
+# every seat's move raises every seat's `seen`: several instances change at once, so each move's
+# instances are first asked together (`Induction._batch`'s glance)
+SEEN = TALLY.replace("var rounds: 0..30 = 0", "var rounds: 0..30 = 0\nvar seen: array[Player] of 0..30 = 0").replace(
+    "{ count[turn] += 1 }", "{ count[turn] += 1\n        for q in players { seen[q] += 1 } }").replace(
+    "invariant total", 'invariant seen_rounds "every seat has seen at most the rounds played": '
+                       'all(p in players: seen[p] <= rounds)\ninvariant total')
+
+
+def glances_asked(text: str, n: int, skip: bool, monkeypatch) -> tuple:
+    """(outcomes, glances asked, glances skipped), with every glance planted as given up on."""
+    monkeypatch.setattr(induction_module, "SKIP_ROTATED_GLANCES", skip)
+    program, prover, system = setting(text, n)
+    ind = Induction(system, analyse(system, None), timeout=10)
+    asked = []
+    solve = ind._solve_once
+
+    def gives_up_on_glances(parts, ms, *rest):
+        if ms == induction_module.BATCH_MS:
+            asked.append(1)
+            return z3.unknown, "planted"
+        return solve(parts, ms, *rest)
+
+    ind._solve_once = gives_up_on_glances
+    out = ind.run([claim(program, prover, name) for name in ("at_most_4", "seen_rounds", "total")])
+    return out, len(asked), ind.glances_skipped
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_glance_given_up_on_for_the_first_seat_is_not_asked_for_the_others(n, monkeypatch):
+    out, asked, skipped = glances_asked(SEEN, n, False, monkeypatch)
+    assert all(o.proved for o in out.values()) and asked == n and skipped == 0
+    out, asked, skipped = glances_asked(SEEN, n, True, monkeypatch)
+    # P1's glance is asked; the other seats' are its images, not asked; the instances one by one
+    # still prove every claim
+    assert all(o.proved for o in out.values()) and asked == 1 and skipped == n - 1
+
+
+def test_a_skipped_glance_hides_no_move_that_breaks_a_claim(monkeypatch):
+    lopsided = SEEN.replace('require room "a seat counts to 4 at most": count[turn] < 4',
+                            'require room "a seat counts to 4 at most": count[turn] < 4 or turn == 1')
+    out, _, _ = glances_asked(lopsided, 2, True, monkeypatch)
+    assert not out["at_most_4"].proved and out["at_most_4"].kind == "sat" and "(P2" in out["at_most_4"].move
