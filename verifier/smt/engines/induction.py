@@ -33,7 +33,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
-from ..dag import abstract_apart
+from ..dag import abstract_apart, named_constants
 from ..encode import CTX, and_all, eq_leaf, lift, not_, num, with_values, z3
 from ..relation import successor_paths
 from ..parametric import Parametric, named_items
@@ -1728,20 +1728,7 @@ def canonical_parts(parts: list) -> tuple[frozenset, list]:
     result are the same query up to a one-to-one renaming of those constants, so both are
     satisfiable or neither is. (Z3 shares equal terms: the key is their ids, valid while the
     renamed parts, returned with it, are kept alive.)"""
-    order: dict = {}  # constant id -> (constant, its new name's number)
-    seen: set = set()
-    todo = list(reversed(parts))
-    while todo:
-        t = todo.pop()
-        if t.get_id() in seen:
-            continue
-        seen.add(t.get_id())
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            if t.decl().name().startswith(RENAMED_PREFIXES) and t.get_id() not in order:
-                order[t.get_id()] = (t, len(order))
-            continue
-        todo.extend(reversed(t.children()))
-    pairs = [(c, z3.Const(f"same!{k}", c.sort())) for c, k in order.values()]
+    pairs = [(c, z3.Const(f"same!{k}", c.sort())) for k, c in enumerate(named_constants(parts, RENAMED_PREFIXES))]
     renamed = [z3.substitute(x, *pairs) for x in parts] if pairs else list(parts)
     return frozenset(x.get_id() for x in renamed), renamed
 
