@@ -263,8 +263,18 @@ def with_values(formulas: list, pairs: list) -> list:
     """`formulas` with each (leaf, value) of `pairs` substituted, and the equations that fix them:
     a choice asked value by value. Substituted rather than asserted (or pushed) on one solver, so
     that Z3 folds the value into every term (a measure over a 64-cell board: unsat in
-    milliseconds so, unknown after 30 s with the cell fixed by an equation)."""
-    return [z3.substitute(f, *pairs) for f in formulas] + [eq_leaf(a, b) for a, b in pairs]
+    milliseconds so, unknown after 30 s with the cell fixed by an equation).
+
+    Substituted into all of them at once, as the arguments of one conjunction (then split
+    again: building it and substituting in it rewrite nothing, so each argument is the formula
+    substituted): a substitution remembers what it did to a subterm only within one call, and a
+    query's formulas share most of theirs (a seed game's value splits, 9,070 formulas in 16
+    calls: 15.8 s substituted one by one, 0.4 s at once)."""
+    fixed = [eq_leaf(a, b) for a, b in pairs]
+    if len(formulas) < 2:
+        return [z3.substitute(f, *pairs) for f in formulas] + fixed
+    whole = z3.substitute(z3.And(*formulas), *pairs)
+    return [whole.arg(i) for i in range(whole.num_args())] + fixed
 
 
 LIFT_LIMIT = 200_000  # terms remembered by `lift`; past it the memory starts over
