@@ -187,12 +187,9 @@ class Induction:
         self._same_steps: dict = {}  # `canonical_parts` of each loop step answered unsatisfiable
         self.same_steps = 0  # loop steps answered so (`SAME_STEPS`)
         self._rotations: SeatRotations | None = None  # built on first use (`SEAT_ROTATIONS`)
-        self._rotated_unsat: set = set()  # the canonical keys of each query answered unsatisfiable
-        self._rotated_parts: set = set()  # every key among them
+        self._unsat_images = _Images()  # the queries answered unsatisfiable, by canonical keys
         self.rotated = 0  # queries answered by another seat's (the image of one under a rotation)
-        # the canonical keys of each batch glance the solver gave up on, and every key among them
-        self._rotated_unknown: set = set()
-        self._rotated_unknown_parts: set = set()
+        self._given_up_images = _Images()  # the batch glances the solver gave up on
         self.glances_skipped = 0  # batch glances not asked: another seat's image was given up on
         self.sliced_settled = 0
         self.batched = 0  # moves whose kept instances one query settled
@@ -1579,7 +1576,7 @@ class Induction:
             return z3.unknown, None
         r, info = self._solve(parts, first, simplify_first)
         if glance and r == z3.unknown:
-            self._remember_rotated(parts, (), self._rotated_unknown, self._rotated_unknown_parts)
+            self._remember_rotated(parts, (), self._given_up_images)
         if r == z3.unknown and splits:
             if before_split is not None and before_split():
                 return z3.unsat, None  # (settled another way: `before_split` says how)
@@ -1614,7 +1611,7 @@ class Induction:
         and was given up on after the same 1.5 s (13.7 s of a count's 72 s of queries at 3
         players, in vain: the instances one by one are then answered by P1's). Not asking it
         proves nothing: the instances are asked one by one, as after any glance given up on."""
-        return self._image_among(parts, (), self._rotated_unknown, self._rotated_unknown_parts)
+        return self._image_among(parts, (), self._given_up_images)
 
     def _rotated_answer(self, parts: list, fixed: tuple) -> bool:
         """Is the image of the query under a rotation of the seats (`symmetry.SeatRotations`)
@@ -1625,20 +1622,19 @@ class Induction:
         fact doing arithmetic on a seat), it is read again with the seat-valued leaves that
         part reads as plain numbers. `fixed`: the choices fixed by a split ((leaf, value),
         ...), each as "leaf == value"."""
-        return self._image_among(parts, fixed, self._rotated_unsat, self._rotated_parts)
+        return self._image_among(parts, fixed, self._unsat_images)
 
-    def _image_among(self, parts: list, fixed: tuple, table: set, among: set) -> bool:
-        """Is the query's image under some rotation of the seats among the canonical keys of
-        `table` (`among`: every key in them)?"""
+    def _image_among(self, parts: list, fixed: tuple, images: "_Images") -> bool:
+        """Is the query's image under some rotation of the seats among `images`?"""
         rotations = self._seat_rotations()
-        if rotations is None or not table:
+        if rotations is None or not images.queries:
             return False
         for r in range(1, self.sys.n):
             plain: frozenset = frozenset()
             for _ in range(2):
                 keyer = rotations.keyer(parts, r, plain)
-                keys, stuck = self._rotated_keys(rotations, parts, fixed, keyer, among=among)
-                if keys is not None and keys in table:
+                keys, stuck = self._rotated_keys(rotations, parts, fixed, keyer, images.parts)
+                if keys is not None and keys in images.queries:
                     return True
                 if stuck is None:
                     break
@@ -1647,38 +1643,37 @@ class Induction:
                     break
         return False
 
-    def _remember_rotated(self, parts: list, fixed: tuple, table: set | None = None,
-                          among: set | None = None) -> None:
-        """Keep a query's canonical keys in `table` and each key in `among` (by default: an
-        unsatisfiable query's, for `_rotated_answer`)."""
+    def _remember_rotated(self, parts: list, fixed: tuple, images: "_Images | None" = None) -> None:
+        """Keep a query's canonical keys among `images` (by default the unsatisfiable answers',
+        for `_rotated_answer`)."""
         rotations = self._seat_rotations()
         if rotations is None:
             return
         keyer = rotations.keyer(parts, 0)
-        keys, _ = self._rotated_keys(rotations, parts, fixed, keyer, known=False)
+        keys, _ = self._rotated_keys(rotations, parts, fixed, keyer, None)
         if keys is not None:
-            (self._rotated_unsat if table is None else table).add(keys)
-            (self._rotated_parts if among is None else among).update(keys)
+            images = self._unsat_images if images is None else images
+            images.queries.add(keys)
+            images.parts.update(keys)
 
-    def _rotated_keys(self, rotations, parts, fixed, keyer, known: bool = True, among: set | None = None) -> tuple:
+    def _rotated_keys(self, rotations, parts, fixed, keyer, known: set | None) -> tuple:
         """(the keys of the query's parts as `keyer` reads them (`SeatRotations.keyer`), None
-        where one is in no answer (with `known`: no key of `among`, by default the unsatisfiable
-        answers') or has none), and the part that has none (None if none is so)."""
-        among = self._rotated_parts if among is None else among
+        where one has none or, with `known` (the keys of some answers), is not among them), and
+        the part that has none (None if none is so)."""
         key, q = keyer
         keys = set()
         for leaf, value in fixed:
             k = rotations.key_of_value(leaf, value.as_long(), q)
             if k is None:
                 return None, leaf
-            if known and k not in among:
+            if known is not None and k not in known:
                 return None, None
             keys.add(k)
         for t in reversed(parts):
             k = key(t)
             if k is None:
                 return None, t
-            if known and k not in among:
+            if known is not None and k not in known:
                 return None, None
             keys.add(k)
         return frozenset(keys), None
@@ -1720,6 +1715,15 @@ class Induction:
             if r != z3.unsat:
                 return r, info
         return z3.unsat, None
+
+
+@dataclass
+class _Images:
+    """Queries kept by their canonical keys (`SeatRotations`), for another seat's query to be read
+    as one of their images: `queries`, each query's keys; `parts`, every key among them (a
+    reading is given up at the first part with no key here)."""
+    queries: set = field(default_factory=set)
+    parts: set = field(default_factory=set)
 
 
 def canonical_parts(parts: list) -> tuple[frozenset, list]:
